@@ -1,0 +1,57 @@
+#ifndef STREAM_EXECUTOR_BLAS_H_
+#define STREAM_EXECUTOR_BLAS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "stream_executor/device_address.h"
+
+namespace stream_executor {
+
+class Stream;
+
+namespace blas {
+
+enum class Transpose { kNoTranspose, kTranspose };
+enum class DataType { kF32, kBF16 };
+
+int64_t SizeOf(DataType type);
+std::string ToString(Transpose t);
+std::string ToString(DataType t);
+
+// One (strided batched) matrix product in BLAS conventions: column-major
+// matrices, C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C[m,n] for each
+// of `batch_count` batches. Row-major callers swap A and B (C^T = B^T A^T).
+// Accumulation is in f32; bf16 operands are read and written as bf16.
+struct GemmCall {
+  Transpose transa = Transpose::kNoTranspose;
+  Transpose transb = Transpose::kNoTranspose;
+  uint64_t m = 0, n = 0, k = 0;
+  DataType type = DataType::kF32;
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  DeviceAddressBase a, b, c;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t batch_count = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // In elements.
+
+  // Checks dimensions, leading dimensions and that every buffer is large
+  // enough, so platforms never read or write out of bounds.
+  absl::Status Validate() const;
+  std::string ToString() const;
+};
+
+// A platform's BLAS library (Eigen on the host, cuBLAS, hipBLAS). Every call
+// is enqueued on `stream`; any workspace the library needs was allocated
+// when the BlasSupport was created, so calls are safe under stream capture.
+class BlasSupport {
+ public:
+  virtual ~BlasSupport() = default;
+  virtual absl::Status Gemm(Stream* stream, const GemmCall& call) = 0;
+};
+
+}  // namespace blas
+}  // namespace stream_executor
+
+#endif  // STREAM_EXECUTOR_BLAS_H_

@@ -1,0 +1,129 @@
+#ifndef STREAM_EXECUTOR_GPU_GPU_API_H_
+#define STREAM_EXECUTOR_GPU_GPU_API_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace stream_executor::gpu {
+
+// Opaque handles of the GPU runtime. Each backend casts its own handle types
+// (cudaStream_t, hipStream_t, CUmodule, ...) to and from these; distinct
+// incomplete types keep a stream from being passed where an event belongs.
+using GpuStreamHandle = struct GpuStreamOpaque*;
+using GpuEventHandle = struct GpuEventOpaque*;
+using GpuModuleHandle = struct GpuModuleOpaque*;
+using GpuFunctionHandle = struct GpuFunctionOpaque*;
+using GpuGraphHandle = struct GpuGraphOpaque*;
+
+// Error code of every GpuApi call: 0 is success. The meaning of other values
+// belongs to the backend and is only ever turned into text by the table's
+// error_name / error_string, or compared with the codes the table names.
+using GpuError = int;
+inline constexpr GpuError kGpuSuccess = 0;
+
+enum class GpuMemcpyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
+
+// What the runtime needs to know about one device. Fixed-size fields keep the
+// struct plain so that a backend can fill it from C APIs alone.
+struct GpuDeviceProperties {
+  char name[256] = {};
+  // Compile target: "sm_90" on CUDA, "gfx90a" on ROCm.
+  char arch[64] = {};
+  int compute_major = 0;
+  int compute_minor = 0;
+  int multiprocessor_count = 0;
+  size_t total_memory = 0;
+};
+
+using GpuHostFunction = void (*)(void* user_data);
+
+// The device runtime as the shared GPU code sees it: CUDA's runtime and driver
+// APIs on one side, HIP's (which mirrors them) on the other. A backend fills
+// one instance and hands it to GpuPlatform; nothing in stream_executor/gpu
+// includes a vendor header.
+//
+// The table is plain function pointers rather than a virtual interface so
+// that a backend can fill it straight from dlsym and keep it in static
+// storage; it is immutable once loaded and safe to use from any thread.
+struct GpuApi {
+  // "CUDA", "ROCm": used in messages.
+  const char* display_name;
+
+  // Errors. error_name gives the symbolic name ("cudaErrorMemoryAllocation"),
+  // error_string the description. Both accept any code the table returned.
+  const char* (*error_name)(GpuError error);
+  const char* (*error_string)(GpuError error);
+  // Codes the shared code must tell apart from other failures.
+  GpuError out_of_memory_error;
+  GpuError not_ready_error;
+
+  // Devices. set_device makes the device (and its primary context) current
+  // on the calling thread; the shared code calls it before any work.
+  GpuError (*get_device_count)(int* count);
+  GpuError (*set_device)(int ordinal);
+  GpuError (*get_device_properties)(int ordinal, GpuDeviceProperties* props);
+  GpuError (*device_synchronize)();
+  // Writes a short description of the runtime and driver versions.
+  GpuError (*version_string)(char* buffer, size_t size);
+
+  // Device memory, on the current device.
+  GpuError (*mem_alloc)(void** ptr, size_t size);
+  GpuError (*mem_free)(void* ptr);
+  GpuError (*memcpy_async)(void* dst, const void* src, size_t size,
+                           GpuMemcpyKind kind, GpuStreamHandle stream);
+  GpuError (*memset8_async)(void* dst, uint8_t value, size_t size,
+                            GpuStreamHandle stream);
+  // `count` is in 32-bit words.
+  GpuError (*memset32_async)(void* dst, uint32_t pattern, size_t count,
+                             GpuStreamHandle stream);
+
+  // Streams are created non-blocking: they never synchronize with the
+  // legacy default stream, so an unrelated library using stream 0 cannot
+  // stall ours.
+  GpuError (*stream_create)(GpuStreamHandle* stream);
+  GpuError (*stream_destroy)(GpuStreamHandle stream);
+  GpuError (*stream_synchronize)(GpuStreamHandle stream);
+  // kGpuSuccess when idle, not_ready_error while work is pending.
+  GpuError (*stream_query)(GpuStreamHandle stream);
+  GpuError (*stream_wait_event)(GpuStreamHandle stream, GpuEventHandle event);
+  GpuError (*launch_host_function)(GpuStreamHandle stream, GpuHostFunction fn,
+                                   void* user_data);
+
+  // Events are created with timing disabled: they only order work, and
+  // timing-enabled events are measurably more expensive to record.
+  GpuError (*event_create)(GpuEventHandle* event);
+  GpuError (*event_destroy)(GpuEventHandle event);
+  GpuError (*event_record)(GpuEventHandle event, GpuStreamHandle stream);
+  GpuError (*event_synchronize)(GpuEventHandle event);
+  // kGpuSuccess when complete, not_ready_error otherwise.
+  GpuError (*event_query)(GpuEventHandle event);
+
+  // Modules and kernels, in the current device's context. `image` is a
+  // binary (CUBIN, code object) or NUL-terminated assembly (PTX) as the
+  // backend's runtime compiler produced it.
+  GpuError (*module_load_data)(GpuModuleHandle* module, const void* image);
+  GpuError (*module_unload)(GpuModuleHandle module);
+  GpuError (*module_get_function)(GpuFunctionHandle* function,
+                                  GpuModuleHandle module, const char* name);
+  GpuError (*launch_kernel)(GpuFunctionHandle function, unsigned grid_x,
+                            unsigned grid_y, unsigned grid_z, unsigned block_x,
+                            unsigned block_y, unsigned block_z,
+                            unsigned shared_memory_bytes,
+                            GpuStreamHandle stream, void** params);
+
+  // Stream capture into a graph. Backends begin capture in relaxed mode:
+  // global mode would make every allocation in the process fail (and
+  // invalidate the capture) while any stream captures, stalling executors on
+  // other threads; thread-local mode would force EndCapture onto the thread
+  // that called BeginCapture, which Stream's contract does not require. The
+  // one unsafe call our code makes, allocation, is refused by GpuExecutor's
+  // own capture counter instead.
+  GpuError (*stream_begin_capture)(GpuStreamHandle stream);
+  GpuError (*stream_end_capture)(GpuStreamHandle stream, GpuGraphHandle* graph);
+  GpuError (*graph_destroy)(GpuGraphHandle graph);
+  GpuError (*graph_num_nodes)(GpuGraphHandle graph, size_t* count);
+};
+
+}  // namespace stream_executor::gpu
+
+#endif  // STREAM_EXECUTOR_GPU_GPU_API_H_

@@ -1,0 +1,91 @@
+#include "stream_executor/host/host_blas.h"
+
+#include <vector>
+
+#include "Eigen/Core"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "stream_executor/host/host_stream.h"
+
+namespace stream_executor::host {
+namespace {
+
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>;
+using ConstMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+using MutableMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+
+// C = alpha * op(A) * op(B) + beta * C on f32 column-major views. With beta
+// == 0 the old C is never read, so uninitialized output memory (NaN
+// patterns) cannot leak into the result, as BLAS specifies.
+void GemmF32(const blas::GemmCall& call, const float* a, const float* b,
+             float* c) {
+  bool ta = call.transa == blas::Transpose::kTranspose;
+  bool tb = call.transb == blas::Transpose::kTranspose;
+  ConstMap A(a, ta ? call.k : call.m, ta ? call.m : call.k,
+             Eigen::OuterStride<>(call.lda));
+  ConstMap B(b, tb ? call.n : call.k, tb ? call.k : call.n,
+             Eigen::OuterStride<>(call.ldb));
+  MutableMap C(c, call.m, call.n, Eigen::OuterStride<>(call.ldc));
+  Matrix product = ta ? (tb ? Matrix(A.transpose() * B.transpose())
+                            : Matrix(A.transpose() * B))
+                      : (tb ? Matrix(A * B.transpose()) : Matrix(A * B));
+  if (call.beta == 0.0f) {
+    C = call.alpha * product;
+  } else {
+    C = call.alpha * product + call.beta * C;
+  }
+}
+
+// bf16 operands are widened to f32, multiplied, and rounded back.
+void GemmBF16(const blas::GemmCall& call, int64_t batch) {
+  auto widen = [](const void* p, int64_t offset, int64_t n) {
+    const auto* src = static_cast<const Eigen::bfloat16*>(p) + offset;
+    std::vector<float> out(n);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(src[i]);
+    return out;
+  };
+  bool ta = call.transa == blas::Transpose::kTranspose;
+  bool tb = call.transb == blas::Transpose::kTranspose;
+  int64_t a_elems = call.lda * (ta ? call.m : call.k);
+  int64_t b_elems = call.ldb * (tb ? call.k : call.n);
+  int64_t c_elems = call.ldc * call.n;
+  std::vector<float> a = widen(call.a.opaque(), batch * call.stride_a, a_elems);
+  std::vector<float> b = widen(call.b.opaque(), batch * call.stride_b, b_elems);
+  std::vector<float> c = widen(call.c.opaque(), batch * call.stride_c, c_elems);
+  GemmF32(call, a.data(), b.data(), c.data());
+  auto* out = static_cast<Eigen::bfloat16*>(call.c.opaque()) + batch * call.stride_c;
+  for (uint64_t j = 0; j < call.n; ++j) {
+    for (uint64_t i = 0; i < call.m; ++i) {
+      out[j * call.ldc + i] = Eigen::bfloat16(c[j * call.ldc + i]);
+    }
+  }
+}
+
+}  // namespace
+
+void HostBlas::RunGemm(const blas::GemmCall& call) {
+  for (int64_t batch = 0; batch < call.batch_count; ++batch) {
+    if (call.type == blas::DataType::kBF16) {
+      GemmBF16(call, batch);
+      continue;
+    }
+    GemmF32(call, static_cast<const float*>(call.a.opaque()) + batch * call.stride_a,
+            static_cast<const float*>(call.b.opaque()) + batch * call.stride_b,
+            static_cast<float*>(call.c.opaque()) + batch * call.stride_c);
+  }
+}
+
+absl::Status HostBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
+  RETURN_IF_ERROR(call.Validate());
+  auto* host_stream = dynamic_cast<HostStream*>(stream);
+  if (host_stream == nullptr) {
+    return absl::InvalidArgumentError("host gemm needs a host stream");
+  }
+  VLOG(5) << "host " << call.ToString();
+  return host_stream->Enqueue([call] {
+    RunGemm(call);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace stream_executor::host

@@ -1,0 +1,23 @@
+#include "stream_executor/stream_executor.h"
+
+#include "base/status_macros.h"
+
+namespace stream_executor {
+
+absl::Status StreamExecutor::SynchronousMemcpyH2D(const void* host_src,
+                                                  uint64_t size,
+                                                  DeviceAddressBase* dst) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream, CreateStream());
+  RETURN_IF_ERROR(stream->Memcpy(dst, host_src, size));
+  return stream->BlockHostUntilDone();
+}
+
+absl::Status StreamExecutor::SynchronousMemcpyD2H(const DeviceAddressBase& src,
+                                                  uint64_t size,
+                                                  void* host_dst) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream, CreateStream());
+  RETURN_IF_ERROR(stream->Memcpy(host_dst, src, size));
+  return stream->BlockHostUntilDone();
+}
+
+}  // namespace stream_executor

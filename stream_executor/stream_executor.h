@@ -1,0 +1,79 @@
+#ifndef STREAM_EXECUTOR_STREAM_EXECUTOR_H_
+#define STREAM_EXECUTOR_STREAM_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "stream_executor/blas.h"
+#include "stream_executor/device_address.h"
+#include "stream_executor/device_description.h"
+#include "stream_executor/event.h"
+#include "stream_executor/kernel.h"
+#include "stream_executor/stream.h"
+
+namespace stream_executor {
+
+class Platform;
+
+// Options fixed when an executor is created. The runtime fills them from its
+// DebugOptions; stream_executor itself never reads flags or the environment.
+struct StreamExecutorConfig {
+  int device_ordinal = 0;
+  // Cache directory for compiled kernels (NVRTC / hiprtc output); empty keeps
+  // the cache in memory only.
+  std::string kernel_cache_dir;
+  // Lets cuBLAS use TF32 tensor cores for f32 gemm (faster, less precise).
+  bool allow_tf32 = false;
+  // Device memory this executor may hand out; 0 means the device's own limit.
+  // Exceeding it is RESOURCE_EXHAUSTED, never an abort.
+  int64_t memory_limit_bytes = 0;
+};
+
+// One device: memory, streams, events, kernels and BLAS. Thread-safe.
+class StreamExecutor {
+ public:
+  virtual ~StreamExecutor() = default;
+  StreamExecutor(const StreamExecutor&) = delete;
+  StreamExecutor& operator=(const StreamExecutor&) = delete;
+
+  virtual const Platform* platform() const = 0;
+  virtual int device_ordinal() const = 0;
+  virtual const DeviceDescription& GetDeviceDescription() const = 0;
+
+  // Device memory. Allocate fails with RESOURCE_EXHAUSTED past the memory
+  // limit and FAILED_PRECONDITION while one of this executor's streams is
+  // capturing. A zero-byte request returns a null address.
+  virtual absl::StatusOr<DeviceAddressBase> Allocate(uint64_t size) = 0;
+  virtual absl::Status Deallocate(DeviceAddressBase* mem) = 0;
+  // Bytes currently allocated through this executor.
+  virtual int64_t allocated_bytes() const = 0;
+
+  virtual absl::StatusOr<std::unique_ptr<Stream>> CreateStream() = 0;
+  virtual absl::StatusOr<std::unique_ptr<Event>> CreateEvent() = 0;
+
+  // Compiles (or fetches from the cache) and loads a kernel.
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
+      const KernelSpec& spec) = 0;
+
+  // The BLAS library of this device, created on first use.
+  virtual absl::StatusOr<blas::BlasSupport*> AsBlas() = 0;
+
+  // Blocks until all work on all streams of this executor is done.
+  virtual absl::Status SynchronizeAllActivity() = 0;
+
+  // Blocking copies, for tests and tools (not for the hot path).
+  absl::Status SynchronousMemcpyH2D(const void* host_src, uint64_t size,
+                                    DeviceAddressBase* dst);
+  absl::Status SynchronousMemcpyD2H(const DeviceAddressBase& src, uint64_t size,
+                                    void* host_dst);
+
+ protected:
+  StreamExecutor() = default;
+};
+
+}  // namespace stream_executor
+
+#endif  // STREAM_EXECUTOR_STREAM_EXECUTOR_H_

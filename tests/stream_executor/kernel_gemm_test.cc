@@ -1,0 +1,233 @@
+// Kernels and BLAS gemm against plain C++ references on random data.
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "Eigen/Core"
+#include "gtest/gtest.h"
+#include "stream_executor/device_address_allocator.h"
+#include "tests/platform_test_util.h"
+
+namespace xla_lite::testing {
+namespace {
+
+namespace se = ::stream_executor;
+using se::blas::Transpose;
+
+class KernelGemmTest : public PlatformTest {
+ protected:
+  template <typename T>
+  se::ScopedDeviceAddress Upload(const std::vector<T>& host) {
+    se::StreamExecutorAllocator* alloc = allocator();
+    auto mem = alloc->Allocate(executor_->device_ordinal(), host.size() * sizeof(T));
+    EXPECT_TRUE(mem.ok()) << mem.status();
+    EXPECT_TRUE(executor_
+                    ->SynchronousMemcpyH2D(host.data(), host.size() * sizeof(T),
+                                           mem->ptr())
+                    .ok());
+    return std::move(*mem);
+  }
+  template <typename T>
+  std::vector<T> Download(const se::ScopedDeviceAddress& mem) {
+    std::vector<T> host(mem.cref().size() / sizeof(T));
+    EXPECT_TRUE(
+        executor_->SynchronousMemcpyD2H(mem.cref(), mem.cref().size(), host.data())
+            .ok());
+    return host;
+  }
+  se::StreamExecutorAllocator* allocator() {
+    if (!allocator_) allocator_ = std::make_unique<se::StreamExecutorAllocator>(executor_);
+    return allocator_.get();
+  }
+  std::unique_ptr<se::StreamExecutorAllocator> allocator_;
+};
+
+se::KernelSpec SaxpyKernel() {
+  se::KernelSpec spec;
+  spec.name = "saxpy";
+  spec.arity = 4;
+  spec.cuda_source = R"(
+extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+})";
+  spec.host_fn = [](const se::KernelArgs& args, const se::LaunchDimensions&) {
+    float a = args[0].scalar<float>();
+    const float* x = args.ptr<float>(1);
+    float* y = args.ptr<float>(2);
+    int n = args[3].scalar<int>();
+    for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+    return absl::OkStatus();
+  };
+  return spec;
+}
+
+TEST_P(KernelGemmTest, KernelComputesSaxpy) {
+  const int n = 1000;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng);
+  auto dx = Upload(x), dy = Upload(y);
+  auto kernel = executor_->LoadKernel(SaxpyKernel());
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  se::KernelArgs args;
+  args.AddScalar(2.5f);
+  args.AddAddress(dx.cref());
+  args.AddAddress(dy.cref());
+  args.AddScalar(n);
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE((*stream)->Launch(se::LaunchDimensionsFor(n, 128), **kernel, args).ok());
+  ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+  std::vector<float> out = Download<float>(dy);
+  for (int i = 0; i < n; ++i) EXPECT_FLOAT_EQ(out[i], 2.5f * x[i] + y[i]) << i;
+}
+
+TEST_P(KernelGemmTest, LaunchWithWrongArityFails) {
+  auto kernel = executor_->LoadKernel(SaxpyKernel());
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  se::KernelArgs args;
+  args.AddScalar(1.0f);
+  EXPECT_EQ((*stream)->Launch(se::LaunchDimensions(1, 1), **kernel, args).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+struct GemmCase {
+  Transpose ta, tb;
+  int m, n, k, pad;  // pad: extra rows in each leading dimension.
+  int batch;
+  float alpha, beta;
+};
+
+// Column-major reference with f64 accumulation.
+std::vector<float> ReferenceGemm(const GemmCase& g, const std::vector<float>& a,
+                                 int lda, const std::vector<float>& b, int ldb,
+                                 std::vector<float> c, int ldc) {
+  bool ta = g.ta == Transpose::kTranspose, tb = g.tb == Transpose::kTranspose;
+  int64_t sa = lda * (ta ? g.m : g.k), sb = ldb * (tb ? g.k : g.n), sc = ldc * g.n;
+  for (int bt = 0; bt < g.batch; ++bt) {
+    for (int i = 0; i < g.m; ++i) {
+      for (int j = 0; j < g.n; ++j) {
+        double acc = 0;
+        for (int p = 0; p < g.k; ++p) {
+          float av = ta ? a[bt * sa + i * lda + p] : a[bt * sa + p * lda + i];
+          float bv = tb ? b[bt * sb + p * ldb + j] : b[bt * sb + j * ldb + p];
+          acc += double{av} * bv;
+        }
+        float& cv = c[bt * sc + j * ldc + i];
+        cv = g.alpha * acc + (g.beta == 0 ? 0.0 : g.beta * cv);
+      }
+    }
+  }
+  return c;
+}
+
+std::vector<float> RandomVector(int64_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+TEST_P(KernelGemmTest, GemmF32MatchesReference) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) {
+    ASSERT_FALSE(PlatformRequired(GetParam())) << blas.status();
+    GTEST_SKIP() << "no BLAS on " << GetParam() << ": " << blas.status();
+  }
+  std::mt19937 rng(3);
+  std::vector<GemmCase> cases = {
+      {Transpose::kNoTranspose, Transpose::kNoTranspose, 17, 9, 33, 0, 1, 1, 0},
+      {Transpose::kTranspose, Transpose::kNoTranspose, 8, 31, 5, 3, 1, 0.5, 0},
+      {Transpose::kNoTranspose, Transpose::kTranspose, 64, 10, 128, 0, 1, 1, 1},
+      {Transpose::kTranspose, Transpose::kTranspose, 3, 70, 40, 1, 1, -2, 0.5},
+      {Transpose::kNoTranspose, Transpose::kNoTranspose, 12, 7, 9, 2, 4, 1, 0},
+  };
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  for (const GemmCase& g : cases) {
+    bool ta = g.ta == Transpose::kTranspose, tb = g.tb == Transpose::kTranspose;
+    int lda = (ta ? g.k : g.m) + g.pad, ldb = (tb ? g.n : g.k) + g.pad,
+        ldc = g.m + g.pad;
+    int64_t sa = lda * (ta ? g.m : g.k), sb = ldb * (tb ? g.k : g.n), sc = ldc * g.n;
+    auto a = RandomVector(sa * g.batch, rng), b = RandomVector(sb * g.batch, rng),
+         c = RandomVector(sc * g.batch, rng);
+    auto da = Upload(a), db = Upload(b), dc = Upload(c);
+    se::blas::GemmCall call;
+    call.transa = g.ta, call.transb = g.tb;
+    call.m = g.m, call.n = g.n, call.k = g.k;
+    call.alpha = g.alpha, call.beta = g.beta;
+    call.a = da.cref(), call.b = db.cref(), call.c = dc.cref();
+    call.lda = lda, call.ldb = ldb, call.ldc = ldc;
+    call.batch_count = g.batch;
+    call.stride_a = sa, call.stride_b = sb, call.stride_c = sc;
+    ASSERT_TRUE((*blas)->Gemm(stream->get(), call).ok()) << call.ToString();
+    ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+    std::vector<float> want = ReferenceGemm(g, a, lda, b, ldb, c, ldc);
+    std::vector<float> got = Download<float>(dc);
+    for (int bt = 0; bt < g.batch; ++bt) {
+      for (int j = 0; j < g.n; ++j) {
+        for (int i = 0; i < g.m; ++i) {
+          int64_t idx = bt * sc + j * ldc + i;
+          EXPECT_NEAR(got[idx], want[idx], 1e-4 * (1 + std::abs(want[idx])))
+              << call.ToString() << " at batch " << bt << " (" << i << "," << j << ")";
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelGemmTest, GemmBF16MatchesReference) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) GTEST_SKIP() << blas.status();
+  const int m = 16, n = 24, k = 32;
+  std::mt19937 rng(5);
+  auto af = RandomVector(m * k, rng), bf = RandomVector(k * n, rng);
+  std::vector<Eigen::bfloat16> a(af.begin(), af.end()), b(bf.begin(), bf.end()),
+      c(m * n, Eigen::bfloat16(0));
+  // The reference sees exactly the bf16-rounded inputs.
+  for (int i = 0; i < m * k; ++i) af[i] = static_cast<float>(a[i]);
+  for (int i = 0; i < k * n; ++i) bf[i] = static_cast<float>(b[i]);
+  auto da = Upload(a), db = Upload(b), dc = Upload(c);
+  se::blas::GemmCall call;
+  call.type = se::blas::DataType::kBF16;
+  call.m = m, call.n = n, call.k = k;
+  call.a = da.cref(), call.b = db.cref(), call.c = dc.cref();
+  call.lda = m, call.ldb = k, call.ldc = m;
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE((*blas)->Gemm(stream->get(), call).ok());
+  ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+  GemmCase g{Transpose::kNoTranspose, Transpose::kNoTranspose, m, n, k, 0, 1, 1, 0};
+  std::vector<float> want =
+      ReferenceGemm(g, af, m, bf, k, std::vector<float>(m * n), m);
+  std::vector<Eigen::bfloat16> got = Download<Eigen::bfloat16>(dc);
+  for (int i = 0; i < m * n; ++i) {
+    EXPECT_NEAR(static_cast<float>(got[i]), want[i], 1e-2 * (1 + std::abs(want[i])))
+        << i;
+  }
+}
+
+TEST_P(KernelGemmTest, GemmRejectsUndersizedBuffer) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) GTEST_SKIP() << blas.status();
+  auto small = Upload(std::vector<float>(10));
+  se::blas::GemmCall call;
+  call.m = call.n = call.k = 8;
+  call.a = call.b = call.c = small.cref();
+  call.lda = call.ldb = call.ldc = 8;
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  absl::Status status = (*blas)->Gemm(stream->get(), call);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("holds 40 bytes"), std::string::npos) << status;
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(KernelGemmTest);
+
+}  // namespace
+}  // namespace xla_lite::testing
