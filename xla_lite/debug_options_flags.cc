@@ -8,7 +8,6 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -110,26 +109,23 @@ absl::StatusOr<FieldValue> ParseEnum(const EnumDescriptor& type,
   return InvalidValue(text, expected);
 }
 
+// Decimal text to a number; false if malformed or out of range for T.
 template <typename T>
-absl::StatusOr<FieldValue> ParseInteger(absl::string_view text,
-                                        absl::string_view type_name) {
-  T value;
-  if (!absl::SimpleAtoi(text, &value)) return InvalidValue(text, type_name);
-  return FieldValue(value);
+bool ParseNumber(absl::string_view text, T* value) {
+  return absl::SimpleAtoi(text, value);
 }
-
-bool ParseFloating(absl::string_view text, float* value) {
+bool ParseNumber(absl::string_view text, float* value) {
   return absl::SimpleAtof(text, value);
 }
-bool ParseFloating(absl::string_view text, double* value) {
+bool ParseNumber(absl::string_view text, double* value) {
   return absl::SimpleAtod(text, value);
 }
 
 template <typename T>
-absl::StatusOr<FieldValue> ParseFloatingValue(absl::string_view text,
-                                              absl::string_view type_name) {
+absl::StatusOr<FieldValue> ParseNumberValue(absl::string_view text,
+                                            absl::string_view type_name) {
   T value;
-  if (!ParseFloating(text, &value)) return InvalidValue(text, type_name);
+  if (!ParseNumber(text, &value)) return InvalidValue(text, type_name);
   return FieldValue(value);
 }
 
@@ -146,17 +142,17 @@ absl::StatusOr<FieldValue> ParseValue(const FieldDescriptor& field,
       }
       return InvalidValue(text, "bool; expected true, false, 1 or 0");
     case FieldDescriptor::CPPTYPE_INT32:
-      return ParseInteger<int32_t>(text, "int32");
+      return ParseNumberValue<int32_t>(text, "int32");
     case FieldDescriptor::CPPTYPE_INT64:
-      return ParseInteger<int64_t>(text, "int64");
+      return ParseNumberValue<int64_t>(text, "int64");
     case FieldDescriptor::CPPTYPE_UINT32:
-      return ParseInteger<uint32_t>(text, "uint32");
+      return ParseNumberValue<uint32_t>(text, "uint32");
     case FieldDescriptor::CPPTYPE_UINT64:
-      return ParseInteger<uint64_t>(text, "uint64");
+      return ParseNumberValue<uint64_t>(text, "uint64");
     case FieldDescriptor::CPPTYPE_FLOAT:
-      return ParseFloatingValue<float>(text, "float");
+      return ParseNumberValue<float>(text, "float");
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      return ParseFloatingValue<double>(text, "double");
+      return ParseNumberValue<double>(text, "double");
     case FieldDescriptor::CPPTYPE_STRING:
       return FieldValue(std::string(text));
     case FieldDescriptor::CPPTYPE_ENUM:
@@ -176,14 +172,13 @@ std::string FormatFloating(T value) {
     std::string text = absl::StrFormat("%.*g", digits, value);
     T parsed;
     if (digits >= kMaxDigits ||
-        (ParseFloating(text, &parsed) && parsed == value)) {
+        (ParseNumber(text, &parsed) && parsed == value)) {
       return text;
     }
   }
 }
 
-std::string FormatValue(const FieldDescriptor& field,
-                        const FieldValue& value) {
+std::string FormatValue(const FieldDescriptor& field, const FieldValue& value) {
   ABSL_ASSERT(IsScalar(field));
   switch (field.cpp_type()) {
     case FieldDescriptor::CPPTYPE_BOOL:
@@ -206,8 +201,7 @@ std::string FormatValue(const FieldDescriptor& field,
       const int32_t number = std::get<int32_t>(value);
       const EnumValueDescriptor* enum_value =
           field.enum_type()->FindValueByNumber(number);
-      return enum_value != nullptr ? enum_value->name()
-                                   : absl::StrCat(number);
+      return enum_value != nullptr ? enum_value->name() : absl::StrCat(number);
     }
     case FieldDescriptor::CPPTYPE_MESSAGE:
       break;
@@ -218,108 +212,85 @@ std::string FormatValue(const FieldDescriptor& field,
 // ---------------------------------------------------------------------------
 // Values <-> message, through reflection.
 
+// One value of `f`: the value of a singular field for index -1, else the
+// index-th item of a repeated one.
+FieldValue GetValue(const Message& m, const FieldDescriptor* f, int i) {
+  ABSL_ASSERT(IsScalar(*f));
+  const Reflection& r = *m.GetReflection();
+  const bool rep = i >= 0;
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return rep ? r.GetRepeatedBool(m, f, i) : r.GetBool(m, f);
+    case FieldDescriptor::CPPTYPE_INT32:
+      return rep ? r.GetRepeatedInt32(m, f, i) : r.GetInt32(m, f);
+    case FieldDescriptor::CPPTYPE_INT64:
+      return rep ? r.GetRepeatedInt64(m, f, i) : r.GetInt64(m, f);
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return rep ? r.GetRepeatedUInt32(m, f, i) : r.GetUInt32(m, f);
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return rep ? r.GetRepeatedUInt64(m, f, i) : r.GetUInt64(m, f);
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return rep ? r.GetRepeatedFloat(m, f, i) : r.GetFloat(m, f);
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return rep ? r.GetRepeatedDouble(m, f, i) : r.GetDouble(m, f);
+    case FieldDescriptor::CPPTYPE_STRING:
+      return rep ? r.GetRepeatedString(m, f, i) : r.GetString(m, f);
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return static_cast<int32_t>(rep ? r.GetRepeatedEnumValue(m, f, i)
+                                      : r.GetEnumValue(m, f));
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      break;
+  }
+  return FieldValue();
+}
+
 // The values of `field`: one for a singular field, the list for a repeated
-// one.
+// one, so that both compare and print the same way.
 std::vector<FieldValue> GetValues(const Message& message,
                                   const FieldDescriptor& field) {
-  const Reflection& r = *message.GetReflection();
-  const Message& m = message;
-  const FieldDescriptor* f = &field;
-  ABSL_ASSERT(IsScalar(field));
-  const int count = field.is_repeated() ? r.FieldSize(m, f) : 1;
+  if (!field.is_repeated()) return {GetValue(message, &field, -1)};
   std::vector<FieldValue> values;
-  values.reserve(count);
-  for (int i = 0; i < count; ++i) {
-    const bool rep = field.is_repeated();
-    switch (field.cpp_type()) {
-      case FieldDescriptor::CPPTYPE_BOOL:
-        values.emplace_back(rep ? r.GetRepeatedBool(m, f, i) : r.GetBool(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_INT32:
-        values.emplace_back(rep ? r.GetRepeatedInt32(m, f, i)
-                                : r.GetInt32(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_INT64:
-        values.emplace_back(rep ? r.GetRepeatedInt64(m, f, i)
-                                : r.GetInt64(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_UINT32:
-        values.emplace_back(rep ? r.GetRepeatedUInt32(m, f, i)
-                                : r.GetUInt32(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_UINT64:
-        values.emplace_back(rep ? r.GetRepeatedUInt64(m, f, i)
-                                : r.GetUInt64(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_FLOAT:
-        values.emplace_back(rep ? r.GetRepeatedFloat(m, f, i)
-                                : r.GetFloat(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_DOUBLE:
-        values.emplace_back(rep ? r.GetRepeatedDouble(m, f, i)
-                                : r.GetDouble(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_STRING:
-        values.emplace_back(rep ? r.GetRepeatedString(m, f, i)
-                                : r.GetString(m, f));
-        break;
-      case FieldDescriptor::CPPTYPE_ENUM:
-        values.emplace_back(
-            static_cast<int32_t>(rep ? r.GetRepeatedEnumValue(m, f, i)
-                                     : r.GetEnumValue(m, f)));
-        break;
-      case FieldDescriptor::CPPTYPE_MESSAGE:
-        break;
-    }
+  const int size = message.GetReflection()->FieldSize(message, &field);
+  for (int i = 0; i < size; ++i) {
+    values.push_back(GetValue(message, &field, i));
   }
   return values;
 }
 
 // Sets a singular field, or appends to a repeated one.
-void StoreValue(const FieldDescriptor& field, const FieldValue& value,
-                Message* message) {
+void StoreValue(const FieldDescriptor& field, const FieldValue& v, Message* m) {
   ABSL_ASSERT(IsScalar(field));
-  const Reflection& r = *message->GetReflection();
+  const Reflection& r = *m->GetReflection();
   const FieldDescriptor* f = &field;
   const bool rep = field.is_repeated();
   switch (field.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_BOOL: {
-      const bool v = std::get<bool>(value);
-      return rep ? r.AddBool(message, f, v) : r.SetBool(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_INT32: {
-      const int32_t v = std::get<int32_t>(value);
-      return rep ? r.AddInt32(message, f, v) : r.SetInt32(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_INT64: {
-      const int64_t v = std::get<int64_t>(value);
-      return rep ? r.AddInt64(message, f, v) : r.SetInt64(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_UINT32: {
-      const uint32_t v = std::get<uint32_t>(value);
-      return rep ? r.AddUInt32(message, f, v) : r.SetUInt32(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_UINT64: {
-      const uint64_t v = std::get<uint64_t>(value);
-      return rep ? r.AddUInt64(message, f, v) : r.SetUInt64(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_FLOAT: {
-      const float v = std::get<float>(value);
-      return rep ? r.AddFloat(message, f, v) : r.SetFloat(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_DOUBLE: {
-      const double v = std::get<double>(value);
-      return rep ? r.AddDouble(message, f, v) : r.SetDouble(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_STRING: {
-      const std::string& v = std::get<std::string>(value);
-      return rep ? r.AddString(message, f, v) : r.SetString(message, f, v);
-    }
-    case FieldDescriptor::CPPTYPE_ENUM: {
-      const int32_t v = std::get<int32_t>(value);
-      return rep ? r.AddEnumValue(message, f, v)
-                 : r.SetEnumValue(message, f, v);
-    }
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return rep ? r.AddBool(m, f, std::get<bool>(v))
+                 : r.SetBool(m, f, std::get<bool>(v));
+    case FieldDescriptor::CPPTYPE_INT32:
+      return rep ? r.AddInt32(m, f, std::get<int32_t>(v))
+                 : r.SetInt32(m, f, std::get<int32_t>(v));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return rep ? r.AddInt64(m, f, std::get<int64_t>(v))
+                 : r.SetInt64(m, f, std::get<int64_t>(v));
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return rep ? r.AddUInt32(m, f, std::get<uint32_t>(v))
+                 : r.SetUInt32(m, f, std::get<uint32_t>(v));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return rep ? r.AddUInt64(m, f, std::get<uint64_t>(v))
+                 : r.SetUInt64(m, f, std::get<uint64_t>(v));
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return rep ? r.AddFloat(m, f, std::get<float>(v))
+                 : r.SetFloat(m, f, std::get<float>(v));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return rep ? r.AddDouble(m, f, std::get<double>(v))
+                 : r.SetDouble(m, f, std::get<double>(v));
+    case FieldDescriptor::CPPTYPE_STRING:
+      return rep ? r.AddString(m, f, std::get<std::string>(v))
+                 : r.SetString(m, f, std::get<std::string>(v));
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return rep ? r.AddEnumValue(m, f, std::get<int32_t>(v))
+                 : r.SetEnumValue(m, f, std::get<int32_t>(v));
     case FieldDescriptor::CPPTYPE_MESSAGE:
       break;
   }
@@ -359,9 +330,8 @@ absl::StatusOr<std::vector<std::string>> SplitArgs(absl::string_view flags) {
     }
   }
   if (quote != '\0') {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unterminated ", std::string(1, quote), " quote in \"",
-                     flags, "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unterminated ", std::string(1, quote), " quote in \"", flags, "\""));
   }
   if (in_arg) args.push_back(std::move(current));
   return args;
@@ -369,10 +339,9 @@ absl::StatusOr<std::vector<std::string>> SplitArgs(absl::string_view flags) {
 
 // Quotes `value` if SplitArgs would otherwise split or unquote it.
 std::string QuoteIfNeeded(absl::string_view value) {
-  const bool needs_quotes =
-      std::any_of(value.begin(), value.end(), [](char c) {
-        return absl::ascii_isspace(c) || c == '"' || c == '\'';
-      });
+  const bool needs_quotes = std::any_of(value.begin(), value.end(), [](char c) {
+    return absl::ascii_isspace(c) || c == '"' || c == '\'';
+  });
   if (!needs_quotes) return std::string(value);
   std::string quoted = "\"";
   for (char c : value) {
@@ -455,10 +424,9 @@ absl::Status ApplyArg(absl::string_view arg, Message* message) {
   const FieldDescriptor* field =
       message->GetDescriptor()->FindFieldByName(std::string(name));
   if (field == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown flag --", name, ": ",
-                     message->GetDescriptor()->full_name(),
-                     " has no field of that name"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown flag --", name, ": ", message->GetDescriptor()->full_name(),
+        " has no field of that name"));
   }
   if (!has_value) {
     if (field->cpp_type() == FieldDescriptor::CPPTYPE_BOOL &&
@@ -493,10 +461,8 @@ class CollectingErrorCollector : public google::protobuf::io::ErrorCollector {
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    const int error = errno;
-    return absl::NotFoundError(
-        absl::StrCat("cannot open debug options preset ", path, ": ",
-                     std::generic_category().message(error)));
+    return absl::ErrnoToStatus(
+        errno, absl::StrCat("cannot open debug options preset ", path));
   }
   std::ostringstream contents;
   contents << file.rdbuf();
@@ -556,8 +522,8 @@ std::string MessageToFlags(const google::protobuf::Message& message,
           absl::StrCat("--", field.name(), "=", QuoteIfNeeded(items[0])));
       continue;
     }
-    const bool inexpressible = std::any_of(
-        items.begin(), items.end(), [](const std::string& item) {
+    const bool inexpressible =
+        std::any_of(items.begin(), items.end(), [](const std::string& item) {
           return item.empty() || absl::StrContains(item, ',');
         });
     if (inexpressible) continue;
@@ -588,9 +554,8 @@ absl::StatusOr<DebugOptions> DebugOptionsFromEnvironment() {
   // The one sanctioned environment read; see the header.
   const char* xla_flags = std::getenv("XLA_FLAGS");
   if (xla_flags != nullptr) {
-    RETURN_IF_ERROR(
-        WithPrefix(ParseFlagsIntoDebugOptions(xla_flags, &options),
-                   "XLA_FLAGS: "));
+    RETURN_IF_ERROR(WithPrefix(ParseFlagsIntoDebugOptions(xla_flags, &options),
+                               "XLA_FLAGS: "));
   }
   return options;
 }
@@ -618,8 +583,7 @@ absl::Status LoadDebugOptionsPreset(const std::string& path,
   const Reflection& reflection = *options->GetReflection();
   for (int i = 0; i < descriptor.field_count(); ++i) {
     const FieldDescriptor* field = descriptor.field(i);
-    if (locations.GetLocation(field, field->is_repeated() ? 0 : -1).line >=
-        0) {
+    if (locations.GetLocation(field, field->is_repeated() ? 0 : -1).line >= 0) {
       reflection.ClearField(options, field);
     }
   }

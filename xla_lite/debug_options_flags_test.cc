@@ -37,22 +37,27 @@ void ExpectInvalidArgument(const absl::Status& status,
   }
 }
 
+// Applies `flags`, failing the test (with the parser's message) on error.
+void ApplyFlags(absl::string_view flags, DebugOptions* options) {
+  const absl::Status status = ParseFlagsIntoDebugOptions(flags, options);
+  ASSERT_TRUE(status.ok()) << flags << ": " << status;
+}
+
 // ---------------------------------------------------------------------------
 // Scalars.
 
 TEST(ParseFlagsTest, EmptyStringChangesNothing) {
   DebugOptions options = DefaultDebugOptions();
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions("  \t\n ", &options).ok());
+  ApplyFlags("  \t\n ", &options);
   EXPECT_TRUE(MessageDifferencer::Equals(options, DefaultDebugOptions()));
 }
 
 TEST(ParseFlagsTest, Integers) {
   DebugOptions options;
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(
-                  "--xla_gpu_graph_min_graph_size=7 "
-                  "--xla_gpu_host_memory_limit_bytes=17179869184",
-                  &options)
-                  .ok());
+  ApplyFlags(
+      "--xla_gpu_graph_min_graph_size=7 "
+      "--xla_gpu_host_memory_limit_bytes=17179869184",
+      &options);
   EXPECT_EQ(options.xla_gpu_graph_min_graph_size(), 7);
   EXPECT_EQ(options.xla_gpu_host_memory_limit_bytes(), 17179869184);
 }
@@ -79,8 +84,7 @@ TEST(ParseFlagsTest, BoolForms) {
                         Case{"--xla_gpu_allow_tf32=0", false}}) {
     DebugOptions options;
     options.set_xla_gpu_allow_tf32(!c.expected);
-    ASSERT_TRUE(ParseFlagsIntoDebugOptions(c.flags, &options).ok())
-        << c.flags;
+    ApplyFlags(c.flags, &options);
     EXPECT_EQ(options.xla_gpu_allow_tf32(), c.expected) << c.flags;
   }
 }
@@ -102,11 +106,10 @@ TEST(ParseFlagsTest, BareFlagOnlyForBools) {
 TEST(ParseFlagsTest, Strings) {
   DebugOptions options;
   options.set_xla_gpu_dump_command_buffer_dot_dir("/old");
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(
-                  "--xla_gpu_kernel_cache_dir=/tmp/a=b "
-                  "--xla_gpu_dump_command_buffer_dot_dir=",
-                  &options)
-                  .ok());
+  ApplyFlags(
+      "--xla_gpu_kernel_cache_dir=/tmp/a=b "
+      "--xla_gpu_dump_command_buffer_dot_dir=",
+      &options);
   // Only the first '=' separates name and value.
   EXPECT_EQ(options.xla_gpu_kernel_cache_dir(), "/tmp/a=b");
   EXPECT_EQ(options.xla_gpu_dump_command_buffer_dot_dir(), "");
@@ -114,12 +117,9 @@ TEST(ParseFlagsTest, Strings) {
 
 TEST(ParseFlagsTest, QuotedStrings) {
   DebugOptions options;
-  ASSERT_TRUE(
-      ParseFlagsIntoDebugOptions(
-          R"(--xla_gpu_kernel_cache_dir="/my cache/\"x\"\\" )"
-          R"(--xla_gpu_dump_command_buffer_dot_dir='/dots dir/\n')",
-          &options)
-          .ok());
+  ApplyFlags(R"(--xla_gpu_kernel_cache_dir="/my cache/\"x\"\\" )"
+             R"(--xla_gpu_dump_command_buffer_dot_dir='/dots dir/\n')",
+             &options);
   EXPECT_EQ(options.xla_gpu_kernel_cache_dir(), R"(/my cache/"x"\)");
   EXPECT_EQ(options.xla_gpu_dump_command_buffer_dot_dir(), R"(/dots dir/\n)");
 }
@@ -127,17 +127,16 @@ TEST(ParseFlagsTest, QuotedStrings) {
 TEST(ParseFlagsTest, UnterminatedQuote) {
   DebugOptions options;
   ExpectInvalidArgument(
-      ParseFlagsIntoDebugOptions("--xla_gpu_kernel_cache_dir=\"/a b",
-                                 &options),
+      ParseFlagsIntoDebugOptions("--xla_gpu_kernel_cache_dir=\"/a b", &options),
       {"unterminated"});
 }
 
 TEST(ParseFlagsTest, LaterFlagWins) {
   DebugOptions options;
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions("--xla_gpu_graph_min_graph_size=3 "
-                                         "--xla_gpu_graph_min_graph_size=5",
-                                         &options)
-                  .ok());
+  ApplyFlags(
+      "--xla_gpu_graph_min_graph_size=3 "
+      "--xla_gpu_graph_min_graph_size=5",
+      &options);
   EXPECT_EQ(options.xla_gpu_graph_min_graph_size(), 5);
 }
 
@@ -162,13 +161,10 @@ TEST(ParseFlagsTest, EnumFullShortAndCaseInsensitiveNames) {
         c.expected == DebugOptions::PARAMETER_STABILIZATION_STAGED
             ? DebugOptions::PARAMETER_STABILIZATION_NONE
             : DebugOptions::PARAMETER_STABILIZATION_STAGED);
-    ASSERT_TRUE(
-        ParseFlagsIntoDebugOptions(
-            std::string("--xla_gpu_command_buffer_parameter_stabilization=") +
-                c.value,
-            &options)
-            .ok())
-        << c.value;
+    ApplyFlags(
+        std::string("--xla_gpu_command_buffer_parameter_stabilization=") +
+            c.value,
+        &options);
     EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
               c.expected)
         << c.value;
@@ -183,10 +179,7 @@ TEST(ParseFlagsTest, InvalidEnumListsValidNames) {
       {"--xla_gpu_command_buffer_parameter_stabilization", "\"MOVE\"",
        "PARAMETER_STABILIZATION_NONE", "PARAMETER_STABILIZATION_COPY",
        "PARAMETER_STABILIZATION_STAGED", "prefix may be omitted"});
-}
-
-TEST(ParseFlagsTest, ShortNameNeedsTheWholePrefix) {
-  DebugOptions options;
+  // Only the whole prefix may be left out.
   ExpectInvalidArgument(
       ParseFlagsIntoDebugOptions(
           "--xla_gpu_command_buffer_parameter_stabilization=STABILIZATION_COPY",
@@ -199,21 +192,16 @@ TEST(ParseFlagsTest, ShortNameNeedsTheWholePrefix) {
 
 TEST(ParseFlagsTest, ListReplace) {
   DebugOptions options = DefaultDebugOptions();
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(
-                  "--xla_gpu_enable_command_buffer=COLLECTIVES,fusion",
-                  &options)
-                  .ok());
+  ApplyFlags("--xla_gpu_enable_command_buffer=COLLECTIVES,fusion", &options);
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::COLLECTIVES, DebugOptions::FUSION));
 }
 
 TEST(ParseFlagsTest, ListEditsAllApplyInOrder) {
   DebugOptions options = DefaultDebugOptions();
-  ASSERT_TRUE(
-      ParseFlagsIntoDebugOptions(
-          "--xla_gpu_enable_command_buffer=+COLLECTIVES,-FUSION,-MEMSET,+CUBLAS",
-          &options)
-          .ok());
+  ApplyFlags(
+      "--xla_gpu_enable_command_buffer=+COLLECTIVES,-FUSION,-MEMSET,+CUBLAS",
+      &options);
   // +CUBLAS is already present, so it is not added twice.
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::CUBLAS, DebugOptions::MEMCPY,
@@ -222,20 +210,17 @@ TEST(ParseFlagsTest, ListEditsAllApplyInOrder) {
 
 TEST(ParseFlagsTest, ListRemoveDropsEveryOccurrence) {
   DebugOptions options;
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(
-                  "--xla_gpu_enable_command_buffer=FUSION,CUBLAS,FUSION "
-                  "--xla_gpu_enable_command_buffer=-FUSION",
-                  &options)
-                  .ok());
+  ApplyFlags(
+      "--xla_gpu_enable_command_buffer=FUSION,CUBLAS,FUSION "
+      "--xla_gpu_enable_command_buffer=-FUSION",
+      &options);
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::CUBLAS));
 }
 
 TEST(ParseFlagsTest, ListRemovingAbsentItemIsNotAnError) {
   DebugOptions options = DefaultDebugOptions();
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(
-                  "--xla_gpu_enable_command_buffer=-COLLECTIVES", &options)
-                  .ok());
+  ApplyFlags("--xla_gpu_enable_command_buffer=-COLLECTIVES", &options);
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET));
@@ -243,39 +228,38 @@ TEST(ParseFlagsTest, ListRemovingAbsentItemIsNotAnError) {
 
 TEST(ParseFlagsTest, ListEmptyValueClears) {
   DebugOptions options = DefaultDebugOptions();
-  ASSERT_TRUE(
-      ParseFlagsIntoDebugOptions("--xla_gpu_enable_command_buffer=", &options)
-          .ok());
+  ApplyFlags("--xla_gpu_enable_command_buffer=", &options);
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(), IsEmpty());
 }
 
 TEST(ParseFlagsTest, ListMixingPlainAndEditsIsAnError) {
   DebugOptions options;
   ExpectInvalidArgument(
-      ParseFlagsIntoDebugOptions("--xla_gpu_enable_command_buffer=FUSION,-CUBLAS",
-                                 &options),
+      ParseFlagsIntoDebugOptions(
+          "--xla_gpu_enable_command_buffer=FUSION,-CUBLAS", &options),
       {"--xla_gpu_enable_command_buffer", "\"FUSION,-CUBLAS\"", "mixes"});
   ExpectInvalidArgument(
-      ParseFlagsIntoDebugOptions("--xla_gpu_enable_command_buffer=+FUSION,CUBLAS",
-                                 &options),
+      ParseFlagsIntoDebugOptions(
+          "--xla_gpu_enable_command_buffer=+FUSION,CUBLAS", &options),
       {"mixes"});
 }
 
 TEST(ParseFlagsTest, ListEmptyItemIsAnError) {
   DebugOptions options;
-  ExpectInvalidArgument(ParseFlagsIntoDebugOptions(
-                            "--xla_gpu_enable_command_buffer=FUSION,", &options),
-                        {"empty item"});
-  ExpectInvalidArgument(ParseFlagsIntoDebugOptions(
-                            "--xla_gpu_enable_command_buffer=+", &options),
-                        {"empty item"});
+  ExpectInvalidArgument(
+      ParseFlagsIntoDebugOptions("--xla_gpu_enable_command_buffer=FUSION,",
+                                 &options),
+      {"empty item"});
+  ExpectInvalidArgument(
+      ParseFlagsIntoDebugOptions("--xla_gpu_enable_command_buffer=+", &options),
+      {"empty item"});
 }
 
 TEST(ParseFlagsTest, ListBadItemNamesItemAndList) {
   DebugOptions options;
   ExpectInvalidArgument(
-      ParseFlagsIntoDebugOptions("--xla_gpu_enable_command_buffer=+CUBLAS,+GEMM",
-                                 &options),
+      ParseFlagsIntoDebugOptions(
+          "--xla_gpu_enable_command_buffer=+CUBLAS,+GEMM", &options),
       {"--xla_gpu_enable_command_buffer", "\"+CUBLAS,+GEMM\"", "\"GEMM\"",
        "COLLECTIVES"});
 }
@@ -301,8 +285,8 @@ TEST(ParseFlagsTest, NotAFlag) {
 
 TEST(ParseFlagsTest, BadValueMessage) {
   DebugOptions options;
-  const absl::Status status =
-      ParseFlagsIntoDebugOptions("--xla_gpu_graph_min_graph_size=abc", &options);
+  const absl::Status status = ParseFlagsIntoDebugOptions(
+      "--xla_gpu_graph_min_graph_size=abc", &options);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
             "--xla_gpu_graph_min_graph_size: \"abc\" is not a valid int32");
@@ -389,9 +373,10 @@ TEST(DebugOptionsToFlagsTest, RoundTrips) {
 
   const std::string flags = DebugOptionsToFlags(options);
   DebugOptions parsed = DefaultDebugOptions();
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(flags, &parsed).ok()) << flags;
+  ApplyFlags(flags, &parsed);
   EXPECT_TRUE(MessageDifferencer::Equals(parsed, options))
-      << flags << "\n" << parsed.DebugString();
+      << flags << "\n"
+      << parsed.DebugString();
 }
 
 TEST(DebugOptionsToFlagsTest, EmptyListRoundTrips) {
@@ -400,15 +385,15 @@ TEST(DebugOptionsToFlagsTest, EmptyListRoundTrips) {
   const std::string flags = DebugOptionsToFlags(options);
   EXPECT_EQ(flags, "--xla_gpu_enable_command_buffer=");
   DebugOptions parsed = DefaultDebugOptions();
-  ASSERT_TRUE(ParseFlagsIntoDebugOptions(flags, &parsed).ok());
+  ApplyFlags(flags, &parsed);
   EXPECT_THAT(parsed.xla_gpu_enable_command_buffer(), IsEmpty());
 }
 
 // ---------------------------------------------------------------------------
 // Presets.
 
-DebugOptions LoadPresetOverDefaults(const std::string& name) {
-  DebugOptions options = DefaultDebugOptions();
+DebugOptions LoadPreset(const std::string& name,
+                        DebugOptions options = DefaultDebugOptions()) {
   const absl::Status status =
       LoadDebugOptionsPreset(std::string(kPresetDir) + name, &options);
   EXPECT_TRUE(status.ok()) << status;
@@ -416,7 +401,7 @@ DebugOptions LoadPresetOverDefaults(const std::string& name) {
 }
 
 TEST(PresetTest, OpByOpTurnsCommandBuffersOff) {
-  const DebugOptions options = LoadPresetOverDefaults("op_by_op.txtpb");
+  const DebugOptions options = LoadPreset("op_by_op.txtpb");
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(), IsEmpty());
   // Fields the preset does not name keep their current values.
   EXPECT_EQ(options.xla_gpu_command_buffer_trace_cache_size(), 16);
@@ -424,8 +409,7 @@ TEST(PresetTest, OpByOpTurnsCommandBuffersOff) {
 }
 
 TEST(PresetTest, CommandBuffersNoCacheSetsDefaultValuedFields) {
-  const DebugOptions options =
-      LoadPresetOverDefaults("command_buffers_no_cache.txtpb");
+  const DebugOptions options = LoadPreset("command_buffers_no_cache.txtpb");
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET));
@@ -435,14 +419,11 @@ TEST(PresetTest, CommandBuffersNoCacheSetsDefaultValuedFields) {
 }
 
 TEST(PresetTest, CachedCopy) {
-  DebugOptions options = DefaultDebugOptions();
-  options.set_xla_gpu_command_buffer_use_cached_allocs(false);
-  options.set_xla_gpu_command_buffer_parameter_stabilization(
+  DebugOptions start = DefaultDebugOptions();
+  start.set_xla_gpu_command_buffer_use_cached_allocs(false);
+  start.set_xla_gpu_command_buffer_parameter_stabilization(
       DebugOptions::PARAMETER_STABILIZATION_NONE);
-  ASSERT_TRUE(
-      LoadDebugOptionsPreset(std::string(kPresetDir) + "cached_copy.txtpb",
-                             &options)
-          .ok());
+  const DebugOptions options = LoadPreset("cached_copy.txtpb", start);
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_COPY);
@@ -451,7 +432,7 @@ TEST(PresetTest, CachedCopy) {
 }
 
 TEST(PresetTest, CachedStaged) {
-  const DebugOptions options = LoadPresetOverDefaults("cached_staged.txtpb");
+  const DebugOptions options = LoadPreset("cached_staged.txtpb");
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_STAGED);
@@ -542,7 +523,8 @@ class AllTypesTest : public ::testing::Test {
         google::protobuf::TextFormat::ParseFromString(kAllTypesProto, &file));
     ASSERT_NE(pool_.BuildFile(file), nullptr);
     message_.reset(
-        factory_.GetPrototype(pool_.FindMessageTypeByName("xla_lite.test.AllTypes"))
+        factory_
+            .GetPrototype(pool_.FindMessageTypeByName("xla_lite.test.AllTypes"))
             ->New());
   }
 
@@ -558,12 +540,12 @@ class AllTypesTest : public ::testing::Test {
 };
 
 TEST_F(AllTypesTest, EveryScalarType) {
-  ASSERT_TRUE(ParseFlagsIntoMessage(
-                  "--b --i32=-5 --i64=-9000000000 --u32=4000000000 "
-                  "--u64=18000000000000000000 --f=0.25 --d=-1e300 "
-                  "--s=hello --color=dark_red",
-                  message_.get())
-                  .ok());
+  ASSERT_TRUE(
+      ParseFlagsIntoMessage("--b --i32=-5 --i64=-9000000000 --u32=4000000000 "
+                            "--u64=18000000000000000000 --f=0.25 --d=-1e300 "
+                            "--s=hello --color=dark_red",
+                            message_.get())
+          .ok());
   EXPECT_EQ(Text(),
             "b: true\n"
             "i32: -5\n"
@@ -610,8 +592,8 @@ TEST_F(AllTypesTest, FlagsRoundTrip) {
                   .ok());
   const std::string flags = MessageToFlags(*message_, *defaults);
   ASSERT_TRUE(ParseFlagsIntoMessage(flags, defaults.get()).ok()) << flags;
-  EXPECT_TRUE(MessageDifferencer::Equals(*defaults, *message_))
-      << flags << "\n" << Text();
+  EXPECT_TRUE(MessageDifferencer::Equals(*defaults, *message_)) << flags << "\n"
+                                                                << Text();
   EXPECT_THAT(flags, HasSubstr("--f=0.1 "));
 }
 
