@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every packed test binary on the CUDA platform and prints a table.
+# XLA_LITE_TEST_REQUIRE_PLATFORM=cuda turns "platform unavailable, skipped"
+# into a failure, so a run without a working GPU cannot pass.
+#   run_tests.sh [--filter=REGEX]   only binaries whose name matches
+set -uo pipefail
+cd "$(dirname "$0")"
+logs=${OUT:-$PWD/gpu_logs}
+mkdir -p "$logs"
+filter=.
+[ "${1:-}" != "${1#--filter=}" ] && filter=${1#--filter=}
+
+export LD_LIBRARY_PATH="$PWD/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export XLA_LITE_TEST_REQUIRE_PLATFORM=cuda
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+  | tee "$logs/device.txt"
+
+rows=() failed=0 passed=0
+for t in bin/*_test; do
+  name=$(basename "$t")
+  [[ "$name" =~ $filter ]] || continue
+  log="$logs/$name.log"
+  start=$(date +%s%N)
+  "$t" --gtest_color=no >"$log" 2>&1; rc=$?
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  ran=$(grep -c '^\[       OK \]' "$log")
+  cuda=$(grep -c '^\[       OK \].*/cuda' "$log")
+  skipped=$(grep -c '^\[  SKIPPED \]' "$log")
+  if [ $rc -eq 0 ]; then status=PASS; passed=$((passed+1)); else status=FAIL; failed=$((failed+1)); grep -E '^\[  FAILED|Failure|error' "$log" | head -5; fi
+  rows+=("$(printf '%-52s %-4s %4d ok %4d on cuda %3d skipped %7d ms' "$name" "$status" "$ran" "$cuda" "$skipped" "$ms")")
+done
+
+echo; echo "== CLI device check"
+bin/xla_lite_tools_xla_lite info --platform=cuda 2>&1 | tee "$logs/cli_info.txt"
+
+echo; echo "== GPU tests ($(head -1 "$logs/device.txt"))"
+printf '%s\n' "${rows[@]}" | tee "$logs/summary.txt"
+echo "gpu tests: $passed passed, $failed failed" | tee -a "$logs/summary.txt"
+[ $failed -eq 0 ]
