@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "stream_executor/blas.h"
+#include "stream_executor/command_buffer.h"
 #include "stream_executor/device_address.h"
 #include "stream_executor/device_description.h"
 #include "stream_executor/event.h"
@@ -60,6 +61,12 @@ class StreamExecutor {
 
   // The BLAS library of this device, created on first use.
   virtual absl::StatusOr<blas::BlasSupport*> AsBlas() = 0;
+
+  // A new, empty command buffer (kCreate). UNIMPLEMENTED on platforms
+  // without graph support; callers then run op by op.
+  virtual absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() {
+    return absl::UnimplementedError("this platform has no command buffers");
+  }
 
   // Blocks until all work on all streams of this executor is done.
   virtual absl::Status SynchronizeAllActivity() = 0;

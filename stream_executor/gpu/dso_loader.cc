@@ -45,9 +45,9 @@ absl::StatusOr<void*> ResolveSymbol(void* library,
   void* address = dlsym(library, symbol);
   if (address == nullptr) {
     const char* error = dlerror();
-    return absl::FailedPreconditionError(absl::StrCat(
-        display_name, " library lacks symbol ", symbol, ": ",
-        error != nullptr ? error : "null address"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(display_name, " library lacks symbol ", symbol, ": ",
+                     error != nullptr ? error : "null address"));
   }
   return address;
 }

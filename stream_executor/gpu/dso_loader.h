@@ -34,8 +34,7 @@ absl::StatusOr<void*> ResolveSymbol(void* library,
 template <typename Fn>
 absl::Status ResolveFunction(void* library, absl::string_view display_name,
                              const char* symbol, Fn* out) {
-  absl::StatusOr<void*> address =
-      ResolveSymbol(library, display_name, symbol);
+  absl::StatusOr<void*> address = ResolveSymbol(library, display_name, symbol);
   if (!address.ok()) return address.status();
   *out = reinterpret_cast<Fn>(*address);
   return absl::OkStatus();

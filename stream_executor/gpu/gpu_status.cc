@@ -12,9 +12,8 @@ absl::Status ToStatusWithCode(const GpuApi& api, GpuError error,
   const char* description = api.error_string(error);
   return absl::Status(
       code, absl::StrCat(api.display_name, " ", operation, " failed: ",
-                         name != nullptr ? name : "unknown error", " (",
-                         error, "): ",
-                         description != nullptr ? description : ""));
+                         name != nullptr ? name : "unknown error", " (", error,
+                         "): ", description != nullptr ? description : ""));
 }
 
 absl::Status ToStatus(const GpuApi& api, GpuError error,

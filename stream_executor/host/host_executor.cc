@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "stream_executor/host/host_command_buffer.h"
 #include "stream_executor/host/host_event.h"
 #include "stream_executor/host/host_kernel.h"
 #include "stream_executor/host/host_stream.h"
@@ -67,6 +68,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> HostExecutor::LoadKernel(
         spec.name));
   }
   return std::make_unique<HostKernel>(spec);
+}
+
+absl::StatusOr<std::unique_ptr<CommandBuffer>>
+HostExecutor::CreateCommandBuffer() {
+  return std::make_unique<HostCommandBuffer>();
 }
 
 absl::Status HostExecutor::SynchronizeAllActivity() {

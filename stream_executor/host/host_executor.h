@@ -35,6 +35,7 @@ class HostExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
       const KernelSpec& spec) override;
   absl::StatusOr<blas::BlasSupport*> AsBlas() override { return &blas_; }
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
   absl::Status SynchronizeAllActivity() override;
 
   // Streams report capture so that allocation can be refused meanwhile.

@@ -1,6 +1,5 @@
 #include "stream_executor/host/host_stream.h"
 
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -8,21 +7,8 @@
 #include "glog/logging.h"
 #include "stream_executor/host/host_event.h"
 #include "stream_executor/host/host_executor.h"
-#include "stream_executor/host/host_kernel.h"
 
 namespace stream_executor::host {
-namespace {
-
-absl::Status CheckFits(const char* what, uint64_t size, uint64_t capacity) {
-  if (size > capacity) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s of %d bytes does not fit a buffer of %d bytes", what, size, capacity));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 HostStream::HostStream(HostExecutor* executor)
     : Stream(executor), executor_(executor) {
   worker_ = std::thread([this] { WorkLoop(); });
@@ -76,59 +62,35 @@ absl::Status HostStream::Enqueue(HostOp op) {
 
 absl::Status HostStream::Memcpy(DeviceAddressBase* dst, const void* host_src,
                                 uint64_t size) {
-  RETURN_IF_ERROR(CheckFits("host-to-device copy", size, dst->size()));
-  void* d = dst->opaque();
-  return Enqueue([d, host_src, size] {
-    std::memcpy(d, host_src, size);
-    return absl::OkStatus();
-  });
+  ASSIGN_OR_RETURN(HostOp op, MakeCopyOp(dst->opaque(), dst->size(), host_src,
+                                         size, size));
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memcpy(void* host_dst, const DeviceAddressBase& src,
                                 uint64_t size) {
-  RETURN_IF_ERROR(CheckFits("device-to-host copy", size, src.size()));
-  const void* s = src.opaque();
-  return Enqueue([host_dst, s, size] {
-    std::memcpy(host_dst, s, size);
-    return absl::OkStatus();
-  });
+  ASSIGN_OR_RETURN(HostOp op,
+                   MakeCopyOp(host_dst, size, src.opaque(), src.size(), size));
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memcpy(DeviceAddressBase* dst,
                                 const DeviceAddressBase& src, uint64_t size) {
-  RETURN_IF_ERROR(CheckFits("device-to-device copy (source)", size, src.size()));
-  RETURN_IF_ERROR(CheckFits("device-to-device copy (destination)", size,
-                            dst->size()));
-  void* d = dst->opaque();
-  const void* s = src.opaque();
-  return Enqueue([d, s, size] {
-    std::memmove(d, s, size);
-    return absl::OkStatus();
-  });
+  ASSIGN_OR_RETURN(HostOp op, MakeCopyOp(dst->opaque(), dst->size(),
+                                         src.opaque(), src.size(), size));
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memset8(DeviceAddressBase* dst, uint8_t value,
                                  uint64_t size) {
-  RETURN_IF_ERROR(CheckFits("memset", size, dst->size()));
-  void* d = dst->opaque();
-  return Enqueue([d, value, size] {
-    std::memset(d, value, size);
-    return absl::OkStatus();
-  });
+  ASSIGN_OR_RETURN(HostOp op, MakeMemset8Op(*dst, value, size));
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::Memset32(DeviceAddressBase* dst, uint32_t pattern,
                                   uint64_t size) {
-  if (size % 4 != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "32-bit memset of %d bytes: size must be a multiple of 4", size));
-  }
-  RETURN_IF_ERROR(CheckFits("memset", size, dst->size()));
-  uint32_t* d = static_cast<uint32_t*>(dst->opaque());
-  return Enqueue([d, pattern, size] {
-    for (uint64_t i = 0; i < size / 4; ++i) d[i] = pattern;
-    return absl::OkStatus();
-  });
+  ASSIGN_OR_RETURN(HostOp op, MakeMemset32Op(*dst, pattern, size));
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::DoHostCallbackWithStatus(
@@ -190,19 +152,9 @@ absl::Status HostStream::BlockHostUntilDone() {
 
 absl::Status HostStream::Launch(const LaunchDimensions& dims,
                                 const Kernel& kernel, const KernelArgs& args) {
-  const auto* host_kernel = dynamic_cast<const HostKernel*>(&kernel);
-  if (host_kernel == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "kernel %s was not loaded by a host executor", kernel.name()));
-  }
-  if (kernel.arity() > 0 && args.size() != kernel.arity()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "kernel %s takes %d arguments, got %d", kernel.name(), kernel.arity(),
-        args.size()));
-  }
   VLOG(5) << "host launch " << kernel.name() << " " << dims.ToString();
-  HostKernelFn fn = host_kernel->fn();
-  return Enqueue([fn, args, dims] { return fn(args, dims); });
+  ASSIGN_OR_RETURN(HostOp op, MakeLaunchOp(dims, kernel, args));
+  return Enqueue(std::move(op));
 }
 
 absl::Status HostStream::BeginCapture() {

@@ -9,14 +9,12 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "stream_executor/host/host_ops.h"
 #include "stream_executor/stream.h"
 
 namespace stream_executor::host {
 
 class HostExecutor;
-
-// One unit of stream work. Copyable so captured work can be replayed.
-using HostOp = std::function<absl::Status()>;
 
 // What a host stream recorded while capturing: its operations in order.
 class HostCapturedGraph : public CapturedGraph {

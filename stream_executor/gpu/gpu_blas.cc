@@ -1,0 +1,154 @@
+#include "stream_executor/gpu/gpu_blas.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "stream_executor/gpu/gpu_executor.h"
+#include "stream_executor/gpu/gpu_status.h"
+#include "stream_executor/gpu/gpu_stream.h"
+
+namespace stream_executor::gpu {
+namespace {
+
+// The library takes 32-bit dimensions and batch counts.
+absl::Status CheckFitsInt(const char* what, int64_t value) {
+  if (value < 0 || value > std::numeric_limits<int>::max()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "gemm: %s = %d does not fit the BLAS library's int", what, value));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDimensions(const blas::GemmCall& call) {
+  RETURN_IF_ERROR(CheckFitsInt("m", call.m));
+  RETURN_IF_ERROR(CheckFitsInt("n", call.n));
+  RETURN_IF_ERROR(CheckFitsInt("k", call.k));
+  RETURN_IF_ERROR(CheckFitsInt("lda", call.lda));
+  RETURN_IF_ERROR(CheckFitsInt("ldb", call.ldb));
+  RETURN_IF_ERROR(CheckFitsInt("ldc", call.ldc));
+  return CheckFitsInt("batch_count", call.batch_count);
+}
+
+absl::Status BlasStatus(const GpuBlasApi& api, int error,
+                        const char* operation) {
+  if (error == 0) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(api.display_name, " ", operation,
+                                          " failed: ", api.error_string(error),
+                                          " (", error, ")"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(
+    GpuExecutor* executor, const GpuBlasApi& blas_api, bool allow_tf32) {
+  const GpuApi& api = executor->api();
+  if (executor->IsCapturing()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        blas_api.display_name,
+        " cannot be initialized while a stream of the executor captures: "
+        "its workspace allocation would be baked into the graph; call "
+        "AsBlas() before capturing"));
+  }
+  RETURN_IF_ERROR(executor->Activate());
+
+  void* workspace = nullptr;
+  RETURN_IF_ERROR(
+      ToStatus(api, api.mem_alloc(&workspace, kWorkspaceBytes),
+               absl::StrCat(blas_api.display_name, " workspace allocation")));
+  absl::Cleanup free_workspace = [&] { api.mem_free(workspace); };
+
+  GpuBlasHandle handle = nullptr;
+  RETURN_IF_ERROR(
+      BlasStatus(blas_api, blas_api.create(&handle), "handle creation"));
+  absl::Cleanup destroy_handle = [&] { blas_api.destroy(handle); };
+  RETURN_IF_ERROR(BlasStatus(
+      blas_api, blas_api.set_workspace(handle, workspace, kWorkspaceBytes),
+      "set workspace"));
+  GpuBlasMathMode mode = allow_tf32 ? GpuBlasMathMode::kAllowTf32
+                                    : GpuBlasMathMode::kFullPrecision;
+  RETURN_IF_ERROR(BlasStatus(blas_api, blas_api.set_math_mode(handle, mode),
+                             "set math mode"));
+  std::move(destroy_handle).Cancel();
+  std::move(free_workspace).Cancel();
+  VLOG(1) << "Created " << blas_api.display_name << " handle on device "
+          << executor->device_ordinal() << " with a " << (kWorkspaceBytes >> 20)
+          << " MiB workspace" << (allow_tf32 ? ", TF32 allowed" : ", full f32");
+  return std::unique_ptr<GpuBlas>(
+      new GpuBlas(executor, blas_api, handle, workspace));
+}
+
+GpuBlas::~GpuBlas() {
+  const GpuApi& api = executor_->api();
+  absl::Status status = executor_->Activate();
+  if (!status.ok()) {
+    LOG(ERROR) << "Destroying " << blas_api_.display_name << ": " << status;
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    status = BlasStatus(blas_api_, blas_api_.destroy(handle_), "destroy");
+    if (!status.ok()) LOG(ERROR) << status;
+  }
+  // Work that used the workspace may still run; freeing device memory waits
+  // for the device, as the runtime's free does.
+  status = ToStatus(api, api.mem_free(workspace_), "BLAS workspace free");
+  if (!status.ok()) LOG(ERROR) << status;
+}
+
+absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
+  RETURN_IF_ERROR(call.Validate());
+  RETURN_IF_ERROR(CheckDimensions(call));
+  auto* gpu_stream = dynamic_cast<GpuStream*>(stream);
+  if (gpu_stream == nullptr || gpu_stream->parent() != executor_) {
+    return absl::InvalidArgumentError(
+        "gemm: the stream belongs to another executor or platform");
+  }
+
+  GpuBlasGemm gemm;
+  gemm.transpose_a = call.transa == blas::Transpose::kTranspose;
+  gemm.transpose_b = call.transb == blas::Transpose::kTranspose;
+  gemm.m = static_cast<int>(call.m);
+  gemm.n = static_cast<int>(call.n);
+  gemm.k = static_cast<int>(call.k);
+  gemm.alpha = &call.alpha;
+  gemm.beta = &call.beta;
+  gemm.a = call.a.opaque();
+  gemm.lda = static_cast<int>(call.lda);
+  gemm.stride_a = call.stride_a;
+  gemm.b = call.b.opaque();
+  gemm.ldb = static_cast<int>(call.ldb);
+  gemm.stride_b = call.stride_b;
+  gemm.c = call.c.opaque();
+  gemm.ldc = static_cast<int>(call.ldc);
+  gemm.stride_c = call.stride_c;
+  gemm.batch_count = static_cast<int>(call.batch_count);
+
+  VLOG(5) << blas_api_.display_name << " on stream " << gpu_stream->handle()
+          << ": " << call.ToString();
+  RETURN_IF_ERROR(executor_->Activate());
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(
+      BlasStatus(blas_api_, blas_api_.set_stream(handle_, gpu_stream->handle()),
+                 "set stream"));
+  // cuBLAS drops a user workspace whenever the stream changes; binding it
+  // again keeps the library off its own allocations (illegal in capture).
+  RETURN_IF_ERROR(BlasStatus(
+      blas_api_, blas_api_.set_workspace(handle_, workspace_, kWorkspaceBytes),
+      "set workspace"));
+  int error = call.type == blas::DataType::kF32
+                  ? blas_api_.sgemm_strided_batched(handle_, gemm)
+                  : blas_api_.bf16_gemm_strided_batched(handle_, gemm);
+  if (error != 0) {
+    return absl::InternalError(absl::StrCat(
+        blas_api_.display_name, " ", call.ToString(),
+        " failed: ", blas_api_.error_string(error), " (", error, ")"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stream_executor::gpu

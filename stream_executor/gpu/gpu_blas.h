@@ -1,0 +1,55 @@
+#ifndef STREAM_EXECUTOR_GPU_GPU_BLAS_H_
+#define STREAM_EXECUTOR_GPU_GPU_BLAS_H_
+
+#include <cstddef>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "stream_executor/blas.h"
+#include "stream_executor/gpu/gpu_blas_api.h"
+
+namespace stream_executor::gpu {
+
+class GpuExecutor;
+
+// cuBLAS / hipBLAS behind blas::BlasSupport: one handle per executor, bound
+// to a workspace allocated up front so that no call allocates, which keeps
+// gemm legal under stream capture.
+class GpuBlas : public blas::BlasSupport {
+ public:
+  static constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+
+  // Creates the handle and workspace on `executor`'s device. Refused while
+  // the executor captures. The workspace is the library's own memory: it is
+  // not counted against the executor's memory limit.
+  static absl::StatusOr<std::unique_ptr<GpuBlas>> Create(
+      GpuExecutor* executor, const GpuBlasApi& blas_api, bool allow_tf32);
+  ~GpuBlas() override;
+
+  // Validates the call, then enqueues one f32 or bf16 strided batched gemm.
+  absl::Status Gemm(Stream* stream, const blas::GemmCall& call) override;
+
+ private:
+  GpuBlas(GpuExecutor* executor, const GpuBlasApi& blas_api,
+          GpuBlasHandle handle, void* workspace)
+      : executor_(executor),
+        blas_api_(blas_api),
+        handle_(handle),
+        workspace_(workspace) {}
+
+  GpuExecutor* const executor_;
+  const GpuBlasApi& blas_api_;
+
+  // A handle is bound to one stream at a time: binding it and enqueueing
+  // must happen as one step.
+  absl::Mutex mu_;
+  GpuBlasHandle handle_ ABSL_GUARDED_BY(mu_);
+  void* const workspace_;
+};
+
+}  // namespace stream_executor::gpu
+
+#endif  // STREAM_EXECUTOR_GPU_GPU_BLAS_H_
