@@ -1,0 +1,20 @@
+#include "xla_lite/runtime/execution_stats.h"
+
+#include "absl/strings/str_format.h"
+
+namespace xla_lite::gpu {
+
+std::string ExecutionStats::ToString() const {
+  return absl::StrFormat(
+      "executions=%d (failed %d) thunks=%d allocated=%d buffers/%d bytes "
+      "freed=%d buffers/%d bytes deallocation_failures=%d donated_reused=%d "
+      "parameter_copies=%d (%d bytes) constants=%d (%d bytes)",
+      executions.load(), failed_executions.load(), thunks_executed.load(),
+      buffers_allocated.load(), bytes_allocated.load(), buffers_freed.load(),
+      bytes_freed.load(), deallocation_failures.load(),
+      donated_buffers_reused.load(), parameter_copies.load(),
+      parameter_copy_bytes.load(), constants_uploaded.load(),
+      constant_bytes_uploaded.load());
+}
+
+}  // namespace xla_lite::gpu

@@ -1,0 +1,56 @@
+#ifndef XLA_LITE_RUNTIME_KERNEL_THUNK_H_
+#define XLA_LITE_RUNTIME_KERNEL_THUNK_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "stream_executor/kernel.h"
+#include "stream_executor/launch_dim.h"
+#include "xla_lite/runtime/thunk.h"
+
+namespace xla_lite::gpu {
+
+// Launches one kernel whose parameters are device addresses of slices, in
+// order. Sizes and constants are baked into the kernel by the emitter, as in
+// XLA, so a launch takes no scalar arguments.
+class KernelThunk : public Thunk {
+ public:
+  // `written[i]` says whether the kernel writes argument i; it must have one
+  // entry per argument.
+  KernelThunk(std::string name, se::KernelSpec spec,
+              se::LaunchDimensions launch_dimensions,
+              std::vector<BufferAllocation::Slice> arguments,
+              std::vector<bool> written);
+
+  absl::Status Initialize(const InitializeParams& params) override;
+  absl::Status ExecuteOnStream(const ExecuteParams& params) override;
+  BufferUses buffer_uses() const override;
+
+  const se::KernelSpec& spec() const { return spec_; }
+  const se::LaunchDimensions& launch_dimensions() const {
+    return launch_dimensions_;
+  }
+  const std::vector<BufferAllocation::Slice>& arguments() const {
+    return arguments_;
+  }
+
+ private:
+  const se::KernelSpec spec_;
+  const se::LaunchDimensions launch_dimensions_;
+  const std::vector<BufferAllocation::Slice> arguments_;
+  const std::vector<bool> written_;
+
+  // Loaded once per executor; entries are never removed, so a pointer taken
+  // under the lock stays valid for the thunk's lifetime.
+  absl::Mutex mu_;
+  absl::flat_hash_map<se::StreamExecutor*, std::unique_ptr<se::Kernel>>
+      kernels_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_RUNTIME_KERNEL_THUNK_H_

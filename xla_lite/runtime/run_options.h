@@ -1,0 +1,28 @@
+#ifndef XLA_LITE_RUNTIME_RUN_OPTIONS_H_
+#define XLA_LITE_RUNTIME_RUN_OPTIONS_H_
+
+#include <memory>
+
+#include "stream_executor/device_address_allocator.h"
+#include "stream_executor/stream.h"
+#include "xla_lite/runtime/execution_stats.h"
+
+namespace xla_lite::gpu {
+
+// Per-execution options, like XLA's ServiceExecutableRunOptions.
+struct RunOptions {
+  // Where the execution's work is enqueued; its executor is the device.
+  se::Stream* stream = nullptr;
+  // Temps, outputs and parameter copies come from here. It must outlive the
+  // buffers it hands out, including results the caller keeps.
+  se::DeviceAddressAllocator* allocator = nullptr;
+  // -1: the stream's device. Otherwise it must name the stream's device.
+  int device_ordinal = -1;
+  // Where counters go; null: the executable's own (GpuExecutable::stats()).
+  // Shared because deferred deallocations count into it after the call.
+  std::shared_ptr<ExecutionStats> stats;
+};
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_RUNTIME_RUN_OPTIONS_H_

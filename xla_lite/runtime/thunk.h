@@ -1,0 +1,113 @@
+#ifndef XLA_LITE_RUNTIME_THUNK_H_
+#define XLA_LITE_RUNTIME_THUNK_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "stream_executor/stream.h"
+#include "stream_executor/stream_executor.h"
+#include "xla_lite/debug_options.pb.h"
+#include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/buffer_allocations.h"
+#include "xla_lite/runtime/execution_stats.h"
+
+namespace xla_lite::gpu {
+
+// How a thunk touches one slice. The executable checks these against the
+// allocation kinds (nothing writes a constant, or a parameter the caller
+// keeps), and command buffers will derive dependencies from them.
+struct BufferUse {
+  // kWrite covers read-modify-write too (a gemm with beta != 0).
+  enum class Access { kRead, kWrite };
+
+  static BufferUse Read(BufferAllocation::Slice slice) {
+    return {slice, Access::kRead};
+  }
+  static BufferUse Write(BufferAllocation::Slice slice) {
+    return {slice, Access::kWrite};
+  }
+
+  BufferAllocation::Slice slice;
+  Access access = Access::kRead;
+};
+
+using BufferUses = std::vector<BufferUse>;
+
+// One step of an executable: a unit of device work over slices of the
+// buffer allocations. Thunks are created by the compiler, owned by the
+// executable and shared by all its executions, possibly on several streams
+// and executors at once, so per-executor state lives behind a mutex.
+class Thunk {
+ public:
+  enum class Kind { kKernel, kGemm, kMemcpy, kMemset, kSequential };
+
+  struct PrepareParams {
+    se::StreamExecutor* executor = nullptr;
+  };
+
+  struct InitializeParams {
+    se::StreamExecutor* executor = nullptr;
+    se::Stream* stream = nullptr;
+    const DebugOptions* debug_options = nullptr;
+  };
+
+  struct ExecuteParams {
+    const BufferAllocations* buffer_allocations = nullptr;
+    se::Stream* stream = nullptr;
+    const DebugOptions* debug_options = nullptr;
+    // Where counters go; may be null.
+    ExecutionStats* stats = nullptr;
+
+    se::StreamExecutor* executor() const { return stream->parent(); }
+  };
+
+  Thunk(Kind kind, std::string name) : kind_(kind), name_(std::move(name)) {}
+  virtual ~Thunk() = default;
+  Thunk(const Thunk&) = delete;
+  Thunk& operator=(const Thunk&) = delete;
+
+  Kind kind() const { return kind_; }
+  // A label for logs and profiles (the HLO instruction it came from).
+  const std::string& name() const { return name_; }
+
+  // Runs before every execution, before Initialize; a thunk declares here
+  // what the execution needs from outside it. Nothing needs it yet.
+  virtual absl::Status Prepare(const PrepareParams& params) {
+    return absl::OkStatus();
+  }
+
+  // Loads what the thunk needs on one executor (kernels, BLAS handles).
+  // Called at least once per executor before ExecuteOnStream and outside
+  // any stream capture; repeated calls are cheap no-ops.
+  virtual absl::Status Initialize(const InitializeParams& params) {
+    return absl::OkStatus();
+  }
+
+  // Enqueues the work on params.stream and returns without waiting.
+  virtual absl::Status ExecuteOnStream(const ExecuteParams& params) = 0;
+
+  virtual BufferUses buffer_uses() const = 0;
+
+  std::string ToString() const;
+
+ private:
+  Kind kind_;
+  std::string name_;
+};
+
+using ThunkSequence = std::vector<std::unique_ptr<Thunk>>;
+
+const char* ThunkKindName(Thunk::Kind kind);
+
+// The DebugOptions command type that enables recording this kind of thunk
+// into a command buffer; nullopt for kinds that are never recorded as such.
+std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
+    Thunk::Kind kind);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_RUNTIME_THUNK_H_
