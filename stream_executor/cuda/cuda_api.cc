@@ -14,7 +14,9 @@ namespace {
 using gpu::GpuError;
 using gpu::GpuEventHandle;
 using gpu::GpuFunctionHandle;
+using gpu::GpuGraphExecHandle;
 using gpu::GpuGraphHandle;
+using gpu::GpuGraphNodeHandle;
 using gpu::GpuModuleHandle;
 using gpu::GpuStreamHandle;
 
@@ -28,6 +30,14 @@ struct DriverFunctions {
   decltype(&::cuModuleGetFunction) module_get_function = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
   decltype(&::cuMemsetD32Async) memset_d32_async = nullptr;
+  // Kernel nodes go through the driver because the runtime's
+  // cudaKernelNodeParams names a kernel by its host stub, and ours are
+  // CUfunctions from modules loaded at run time.
+  decltype(&::cuGraphAddKernelNode) graph_add_kernel_node = nullptr;
+  decltype(&::cuGraphKernelNodeSetParams) graph_kernel_node_set_params =
+      nullptr;
+  decltype(&::cuGraphExecKernelNodeSetParams)
+      graph_exec_kernel_node_set_params = nullptr;
 };
 
 DriverFunctions& Driver() {
@@ -55,6 +65,17 @@ CUfunction ToCuda(GpuFunctionHandle function) {
 }
 cudaGraph_t ToCuda(GpuGraphHandle graph) {
   return reinterpret_cast<cudaGraph_t>(graph);
+}
+// cudaGraphNode_t and CUgraphNode (likewise the executable graphs) are the
+// same type, so one handle serves the runtime and the driver calls.
+cudaGraphNode_t ToCuda(GpuGraphNodeHandle node) {
+  return reinterpret_cast<cudaGraphNode_t>(node);
+}
+const cudaGraphNode_t* ToCuda(const GpuGraphNodeHandle* nodes) {
+  return reinterpret_cast<const cudaGraphNode_t*>(nodes);
+}
+cudaGraphExec_t ToCuda(GpuGraphExecHandle exec) {
+  return reinterpret_cast<cudaGraphExec_t>(exec);
 }
 
 const char* ErrorName(GpuError error) {
@@ -254,6 +275,181 @@ GpuError GraphNumNodes(GpuGraphHandle graph, size_t* count) {
   return FromRuntime(cudaGraphGetNodes(ToCuda(graph), nullptr, count));
 }
 
+GpuError GraphCreate(GpuGraphHandle* graph) {
+  cudaGraph_t cuda_graph = nullptr;
+  cudaError_t error = cudaGraphCreate(&cuda_graph, 0);
+  *graph = reinterpret_cast<GpuGraphHandle>(cuda_graph);
+  return FromRuntime(error);
+}
+
+GpuError GraphClone(GpuGraphHandle* clone, GpuGraphHandle graph) {
+  cudaGraph_t cuda_clone = nullptr;
+  cudaError_t error = cudaGraphClone(&cuda_clone, ToCuda(graph));
+  *clone = reinterpret_cast<GpuGraphHandle>(cuda_clone);
+  return FromRuntime(error);
+}
+
+CUDA_KERNEL_NODE_PARAMS ToCuda(const gpu::GpuKernelNodeParams& params) {
+  // `kern` and `ctx` stay null: with `func` set the driver ignores them and
+  // runs the function in the context that loaded its module.
+  CUDA_KERNEL_NODE_PARAMS cuda_params = {};
+  cuda_params.func = ToCuda(params.function);
+  cuda_params.gridDimX = params.grid_x;
+  cuda_params.gridDimY = params.grid_y;
+  cuda_params.gridDimZ = params.grid_z;
+  cuda_params.blockDimX = params.block_x;
+  cuda_params.blockDimY = params.block_y;
+  cuda_params.blockDimZ = params.block_z;
+  cuda_params.sharedMemBytes = params.shared_memory_bytes;
+  cuda_params.kernelParams = params.params;
+  return cuda_params;
+}
+
+cudaMemsetParams Memset32Params(void* dst, uint32_t pattern, size_t count) {
+  cudaMemsetParams params = {};
+  params.dst = dst;
+  params.value = pattern;
+  params.elementSize = 4;
+  params.width = count;
+  params.height = 1;
+  return params;
+}
+
+GpuGraphNodeHandle FromCuda(cudaGraphNode_t node) {
+  return reinterpret_cast<GpuGraphNodeHandle>(node);
+}
+
+GpuError GraphAddKernelNode(GpuGraphNodeHandle* node, GpuGraphHandle graph,
+                            const GpuGraphNodeHandle* deps, size_t num_deps,
+                            const gpu::GpuKernelNodeParams* params) {
+  // cuGraphAddKernelNode copies the parameter pointer array and the values
+  // it points to during the call (CUDA driver API reference).
+  CUDA_KERNEL_NODE_PARAMS cuda_params = ToCuda(*params);
+  CUgraphNode cu_node = nullptr;
+  CUresult result = Driver().graph_add_kernel_node(
+      &cu_node, ToCuda(graph), ToCuda(deps), num_deps, &cuda_params);
+  *node = reinterpret_cast<GpuGraphNodeHandle>(cu_node);
+  return FromDriver(result);
+}
+
+GpuError GraphAddMemcpyD2DNode(GpuGraphNodeHandle* node, GpuGraphHandle graph,
+                               const GpuGraphNodeHandle* deps, size_t num_deps,
+                               void* dst, const void* src, size_t size) {
+  cudaGraphNode_t cuda_node = nullptr;
+  cudaError_t error = cudaGraphAddMemcpyNode1D(&cuda_node, ToCuda(graph),
+                                               ToCuda(deps), num_deps, dst, src,
+                                               size, cudaMemcpyDeviceToDevice);
+  *node = FromCuda(cuda_node);
+  return FromRuntime(error);
+}
+
+GpuError GraphAddMemset32Node(GpuGraphNodeHandle* node, GpuGraphHandle graph,
+                              const GpuGraphNodeHandle* deps, size_t num_deps,
+                              void* dst, uint32_t pattern, size_t count) {
+  cudaMemsetParams params = Memset32Params(dst, pattern, count);
+  cudaGraphNode_t cuda_node = nullptr;
+  cudaError_t error = cudaGraphAddMemsetNode(&cuda_node, ToCuda(graph),
+                                             ToCuda(deps), num_deps, &params);
+  *node = FromCuda(cuda_node);
+  return FromRuntime(error);
+}
+
+GpuError GraphAddChildNode(GpuGraphNodeHandle* node, GpuGraphHandle graph,
+                           const GpuGraphNodeHandle* deps, size_t num_deps,
+                           GpuGraphHandle child) {
+  cudaGraphNode_t cuda_node = nullptr;
+  cudaError_t error = cudaGraphAddChildGraphNode(
+      &cuda_node, ToCuda(graph), ToCuda(deps), num_deps, ToCuda(child));
+  *node = FromCuda(cuda_node);
+  return FromRuntime(error);
+}
+
+GpuError GraphAddEmptyNode(GpuGraphNodeHandle* node, GpuGraphHandle graph,
+                           const GpuGraphNodeHandle* deps, size_t num_deps) {
+  cudaGraphNode_t cuda_node = nullptr;
+  cudaError_t error =
+      cudaGraphAddEmptyNode(&cuda_node, ToCuda(graph), ToCuda(deps), num_deps);
+  *node = FromCuda(cuda_node);
+  return FromRuntime(error);
+}
+
+GpuError GraphAddDependency(GpuGraphHandle graph, GpuGraphNodeHandle from,
+                            GpuGraphNodeHandle to) {
+  cudaGraphNode_t cuda_from = ToCuda(from), cuda_to = ToCuda(to);
+  return FromRuntime(cudaGraphAddDependencies(
+      ToCuda(graph), &cuda_from, &cuda_to, /*edgeData=*/nullptr, 1));
+}
+
+GpuError GraphDestroyNode(GpuGraphNodeHandle node) {
+  return FromRuntime(cudaGraphDestroyNode(ToCuda(node)));
+}
+
+GpuError GraphKernelNodeSetParams(GpuGraphNodeHandle node,
+                                  const gpu::GpuKernelNodeParams* params) {
+  CUDA_KERNEL_NODE_PARAMS cuda_params = ToCuda(*params);
+  return FromDriver(Driver().graph_kernel_node_set_params(
+      reinterpret_cast<CUgraphNode>(node), &cuda_params));
+}
+
+GpuError GraphMemcpyD2DNodeSetParams(GpuGraphNodeHandle node, void* dst,
+                                     const void* src, size_t size) {
+  return FromRuntime(cudaGraphMemcpyNodeSetParams1D(
+      ToCuda(node), dst, src, size, cudaMemcpyDeviceToDevice));
+}
+
+GpuError GraphMemset32NodeSetParams(GpuGraphNodeHandle node, void* dst,
+                                    uint32_t pattern, size_t count) {
+  cudaMemsetParams params = Memset32Params(dst, pattern, count);
+  return FromRuntime(cudaGraphMemsetNodeSetParams(ToCuda(node), &params));
+}
+
+GpuError GraphInstantiate(GpuGraphExecHandle* exec, GpuGraphHandle graph) {
+  cudaGraphExec_t cuda_exec = nullptr;
+  cudaError_t error =
+      cudaGraphInstantiate(&cuda_exec, ToCuda(graph), /*flags=*/0);
+  *exec = reinterpret_cast<GpuGraphExecHandle>(cuda_exec);
+  return FromRuntime(error);
+}
+
+GpuError GraphExecDestroy(GpuGraphExecHandle exec) {
+  return FromRuntime(cudaGraphExecDestroy(ToCuda(exec)));
+}
+
+GpuError GraphLaunch(GpuGraphExecHandle exec, GpuStreamHandle stream) {
+  return FromRuntime(cudaGraphLaunch(ToCuda(exec), ToCuda(stream)));
+}
+
+GpuError GraphExecKernelNodeSetParams(GpuGraphExecHandle exec,
+                                      GpuGraphNodeHandle node,
+                                      const gpu::GpuKernelNodeParams* params) {
+  CUDA_KERNEL_NODE_PARAMS cuda_params = ToCuda(*params);
+  return FromDriver(Driver().graph_exec_kernel_node_set_params(
+      reinterpret_cast<CUgraphExec>(exec), reinterpret_cast<CUgraphNode>(node),
+      &cuda_params));
+}
+
+GpuError GraphExecMemcpyD2DNodeSetParams(GpuGraphExecHandle exec,
+                                         GpuGraphNodeHandle node, void* dst,
+                                         const void* src, size_t size) {
+  return FromRuntime(cudaGraphExecMemcpyNodeSetParams1D(
+      ToCuda(exec), ToCuda(node), dst, src, size, cudaMemcpyDeviceToDevice));
+}
+
+GpuError GraphExecMemset32NodeSetParams(GpuGraphExecHandle exec,
+                                        GpuGraphNodeHandle node, void* dst,
+                                        uint32_t pattern, size_t count) {
+  cudaMemsetParams params = Memset32Params(dst, pattern, count);
+  return FromRuntime(
+      cudaGraphExecMemsetNodeSetParams(ToCuda(exec), ToCuda(node), &params));
+}
+
+GpuError GraphExecChildNodeSetParams(GpuGraphExecHandle exec,
+                                     GpuGraphNodeHandle node,
+                                     GpuGraphHandle child) {
+  return FromRuntime(cudaGraphExecChildGraphNodeSetParams(
+      ToCuda(exec), ToCuda(node), ToCuda(child)));
+}
+
 template <typename Fn>
 absl::Status ResolveDriverFunction(const char* symbol, Fn* out) {
   void* address = nullptr;
@@ -317,6 +513,13 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       ResolveDriverFunction("cuLaunchKernel", &driver.launch_kernel));
   RETURN_IF_ERROR(
       ResolveDriverFunction("cuMemsetD32Async", &driver.memset_d32_async));
+  RETURN_IF_ERROR(ResolveDriverFunction("cuGraphAddKernelNode",
+                                        &driver.graph_add_kernel_node));
+  RETURN_IF_ERROR(ResolveDriverFunction("cuGraphKernelNodeSetParams",
+                                        &driver.graph_kernel_node_set_params));
+  RETURN_IF_ERROR(
+      ResolveDriverFunction("cuGraphExecKernelNodeSetParams",
+                            &driver.graph_exec_kernel_node_set_params));
 
   static const gpu::GpuApi api = {
       .display_name = "CUDA",
@@ -353,6 +556,36 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       .stream_end_capture = &StreamEndCapture,
       .graph_destroy = &GraphDestroy,
       .graph_num_nodes = &GraphNumNodes,
+      .graph_create = &GraphCreate,
+      .graph_clone = &GraphClone,
+      .graph_add_kernel_node = &GraphAddKernelNode,
+      .graph_add_memcpy_d2d_node = &GraphAddMemcpyD2DNode,
+      .graph_add_memset32_node = &GraphAddMemset32Node,
+      .graph_add_child_node = &GraphAddChildNode,
+      .graph_add_empty_node = &GraphAddEmptyNode,
+      .graph_add_dependency = &GraphAddDependency,
+      .graph_destroy_node = &GraphDestroyNode,
+      .graph_kernel_node_set_params = &GraphKernelNodeSetParams,
+      .graph_memcpy_d2d_node_set_params = &GraphMemcpyD2DNodeSetParams,
+      .graph_memset32_node_set_params = &GraphMemset32NodeSetParams,
+      .graph_instantiate = &GraphInstantiate,
+      .graph_exec_destroy = &GraphExecDestroy,
+      .graph_launch = &GraphLaunch,
+      .graph_exec_kernel_node_set_params = &GraphExecKernelNodeSetParams,
+      .graph_exec_memcpy_d2d_node_set_params = &GraphExecMemcpyD2DNodeSetParams,
+      .graph_exec_memset32_node_set_params = &GraphExecMemset32NodeSetParams,
+      .graph_exec_child_node_set_params = &GraphExecChildNodeSetParams,
+      .graph_traits =
+          {
+              // CUDA instantiates and launches graphs without nodes, and
+              // embeds them as child graphs (a node that does nothing).
+              .empty_graph_launch = true,
+              .empty_child_graph = true,
+              // cuGraphExecDestroy: "If the executable graph is in-flight,
+              // it will not be terminated, but rather freed asynchronously
+              // on completion" (CUDA driver API reference).
+              .exec_destroy_defers_to_launches = true,
+          },
   };
   VLOG(1) << "Loaded the CUDA API table (runtime " << CUDART_VERSION
           << ", driver entry points for " << CUDA_VERSION << ")";

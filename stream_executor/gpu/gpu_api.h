@@ -14,6 +14,8 @@ using GpuEventHandle = struct GpuEventOpaque*;
 using GpuModuleHandle = struct GpuModuleOpaque*;
 using GpuFunctionHandle = struct GpuFunctionOpaque*;
 using GpuGraphHandle = struct GpuGraphOpaque*;
+using GpuGraphNodeHandle = struct GpuGraphNodeOpaque*;
+using GpuGraphExecHandle = struct GpuGraphExecOpaque*;
 
 // Error code of every GpuApi call: 0 is success. The meaning of other values
 // belongs to the backend and is only ever turned into text by the table's
@@ -36,6 +38,16 @@ struct GpuDeviceProperties {
 };
 
 using GpuHostFunction = void (*)(void* user_data);
+
+// One kernel launch as a graph node holds it. `params` is laid out as for
+// launch_kernel: one pointer per kernel parameter, pointing at its value.
+struct GpuKernelNodeParams {
+  GpuFunctionHandle function = nullptr;
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1, block_y = 1, block_z = 1;
+  unsigned shared_memory_bytes = 0;
+  void** params = nullptr;
+};
 
 // The device runtime as the shared GPU code sees it: CUDA's runtime and driver
 // APIs on one side, HIP's (which mirrors them) on the other. A backend fills
@@ -122,6 +134,100 @@ struct GpuApi {
   GpuError (*stream_end_capture)(GpuStreamHandle stream, GpuGraphHandle* graph);
   GpuError (*graph_destroy)(GpuGraphHandle graph);
   GpuError (*graph_num_nodes)(GpuGraphHandle graph, size_t* count);
+
+  // Graphs built node by node (GpuCommandBuffer), on the current device. A
+  // backend fills all of these or none; with none, its executors have no
+  // command buffers (UNIMPLEMENTED) and callers run op by op.
+  // Every call that takes node parameters copies them, kernel parameter
+  // values included, before it returns: callers may free them right after.
+  // `deps` may be null when `num_deps` is 0.
+  GpuError (*graph_create)(GpuGraphHandle* graph);
+  GpuError (*graph_clone)(GpuGraphHandle* clone, GpuGraphHandle graph);
+  GpuError (*graph_add_kernel_node)(GpuGraphNodeHandle* node,
+                                    GpuGraphHandle graph,
+                                    const GpuGraphNodeHandle* deps,
+                                    size_t num_deps,
+                                    const GpuKernelNodeParams* params);
+  GpuError (*graph_add_memcpy_d2d_node)(GpuGraphNodeHandle* node,
+                                        GpuGraphHandle graph,
+                                        const GpuGraphNodeHandle* deps,
+                                        size_t num_deps, void* dst,
+                                        const void* src, size_t size);
+  // `count` is in 32-bit words and must not be 0.
+  GpuError (*graph_add_memset32_node)(GpuGraphNodeHandle* node,
+                                      GpuGraphHandle graph,
+                                      const GpuGraphNodeHandle* deps,
+                                      size_t num_deps, void* dst,
+                                      uint32_t pattern, size_t count);
+  // The node holds a copy of `child`.
+  GpuError (*graph_add_child_node)(GpuGraphNodeHandle* node,
+                                   GpuGraphHandle graph,
+                                   const GpuGraphNodeHandle* deps,
+                                   size_t num_deps, GpuGraphHandle child);
+  GpuError (*graph_add_empty_node)(GpuGraphNodeHandle* node,
+                                   GpuGraphHandle graph,
+                                   const GpuGraphNodeHandle* deps,
+                                   size_t num_deps);
+  GpuError (*graph_add_dependency)(GpuGraphHandle graph,
+                                   GpuGraphNodeHandle from,
+                                   GpuGraphNodeHandle to);
+  // Also removes the node's edges.
+  GpuError (*graph_destroy_node)(GpuGraphNodeHandle node);
+
+  // New parameters for a node of a (not instantiated) graph; executable
+  // graphs instantiated from it earlier keep theirs.
+  GpuError (*graph_kernel_node_set_params)(GpuGraphNodeHandle node,
+                                           const GpuKernelNodeParams* params);
+  GpuError (*graph_memcpy_d2d_node_set_params)(GpuGraphNodeHandle node,
+                                               void* dst, const void* src,
+                                               size_t size);
+  GpuError (*graph_memset32_node_set_params)(GpuGraphNodeHandle node, void* dst,
+                                             uint32_t pattern, size_t count);
+
+  // Executable graphs. Instantiation takes no flags: no auto-free of graph
+  // allocations, no device launch. The executable is independent of the
+  // graph it came from, which may change or die afterwards.
+  GpuError (*graph_instantiate)(GpuGraphExecHandle* exec, GpuGraphHandle graph);
+  GpuError (*graph_exec_destroy)(GpuGraphExecHandle exec);
+  GpuError (*graph_launch)(GpuGraphExecHandle exec, GpuStreamHandle stream);
+
+  // In-place updates of one node of an executable graph, named by its node
+  // in the graph it was instantiated from. They affect later launches only.
+  // An error means the runtime refused the change (a different child
+  // topology, a memset it cannot resize in place), not that the executable
+  // is broken: the caller re-instantiates instead.
+  GpuError (*graph_exec_kernel_node_set_params)(
+      GpuGraphExecHandle exec, GpuGraphNodeHandle node,
+      const GpuKernelNodeParams* params);
+  GpuError (*graph_exec_memcpy_d2d_node_set_params)(GpuGraphExecHandle exec,
+                                                    GpuGraphNodeHandle node,
+                                                    void* dst, const void* src,
+                                                    size_t size);
+  GpuError (*graph_exec_memset32_node_set_params)(GpuGraphExecHandle exec,
+                                                  GpuGraphNodeHandle node,
+                                                  void* dst, uint32_t pattern,
+                                                  size_t count);
+  GpuError (*graph_exec_child_node_set_params)(GpuGraphExecHandle exec,
+                                               GpuGraphNodeHandle node,
+                                               GpuGraphHandle child);
+
+  // Where the backends' graph runtimes differ. GpuCommandBuffer works around
+  // each missing capability, so a conservative `false` is always correct,
+  // only slower or larger.
+  struct GraphTraits {
+    // A graph without nodes can be instantiated and launched. When false, an
+    // empty command buffer gets one empty node before instantiation.
+    bool empty_graph_launch = false;
+    // A graph without nodes can be a child node. When false, an empty
+    // captured graph becomes an empty node, and turning it into a non-empty
+    // one (or back) on update re-instantiates.
+    bool empty_child_graph = false;
+    // graph_exec_destroy may be called while launches of the executable are
+    // still queued or running: the runtime frees it once they are done.
+    // When false, the command buffer waits for its latest launch first.
+    bool exec_destroy_defers_to_launches = false;
+  };
+  GraphTraits graph_traits;
 };
 
 }  // namespace stream_executor::gpu

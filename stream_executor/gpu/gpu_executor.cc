@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/gpu/gpu_blas.h"
+#include "stream_executor/gpu/gpu_command_buffer.h"
 #include "stream_executor/gpu/gpu_event.h"
 #include "stream_executor/gpu/gpu_status.h"
 #include "stream_executor/gpu/gpu_stream.h"
@@ -235,6 +236,13 @@ absl::StatusOr<blas::BlasSupport*> GpuExecutor::AsBlas() {
                    GpuBlas::Create(this, *blas_api, config_.allow_tf32));
   blas_ = std::move(blas);
   return blas_.get();
+}
+
+absl::StatusOr<std::unique_ptr<CommandBuffer>>
+GpuExecutor::CreateCommandBuffer() {
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuCommandBuffer> command_buffer,
+                   GpuCommandBuffer::Create(this));
+  return std::unique_ptr<CommandBuffer>(std::move(command_buffer));
 }
 
 absl::Status GpuExecutor::SynchronizeAllActivity() {

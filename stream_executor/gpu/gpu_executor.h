@@ -53,6 +53,8 @@ class GpuExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
       const KernelSpec& spec) override;
   absl::StatusOr<blas::BlasSupport*> AsBlas() override;
+  // A GPU graph; see GpuCommandBuffer.
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
   // Waits for every stream of this executor that is not capturing.
   absl::Status SynchronizeAllActivity() override;
 

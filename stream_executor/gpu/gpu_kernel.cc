@@ -1,6 +1,7 @@
 #include "stream_executor/gpu/gpu_kernel.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/gpu/gpu_status.h"
@@ -32,6 +33,30 @@ absl::StatusOr<GpuFunctionHandle> GpuModule::GetFunction(
                      "' (is it declared extern \"C\" __global__?)"));
   }
   return function;
+}
+
+absl::StatusOr<const GpuKernel*> CheckLaunch(absl::string_view what,
+                                             const LaunchDimensions& dims,
+                                             const Kernel& kernel,
+                                             const KernelArgs& args) {
+  auto* gpu_kernel = dynamic_cast<const GpuKernel*>(&kernel);
+  if (gpu_kernel == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": kernel '", kernel.name(),
+                     "' was not loaded by a GPU executor"));
+  }
+  if (kernel.arity() > 0 &&
+      args.size() != static_cast<size_t>(kernel.arity())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: kernel '%s' takes %d arguments, %d given", what,
+                        kernel.name(), kernel.arity(), args.size()));
+  }
+  if (dims.blocks.Product() == 0 || dims.threads_per_block.Product() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": kernel '", kernel.name(),
+                     "' has an empty grid: ", dims.ToString()));
+  }
+  return gpu_kernel;
 }
 
 }  // namespace stream_executor::gpu

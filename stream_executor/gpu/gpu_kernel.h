@@ -5,8 +5,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "stream_executor/gpu/gpu_api.h"
 #include "stream_executor/kernel.h"
+#include "stream_executor/launch_dim.h"
 
 namespace stream_executor::gpu {
 
@@ -44,6 +46,14 @@ class GpuKernel : public Kernel {
  private:
   GpuFunctionHandle function_;
 };
+
+// What every launch checks before the runtime sees it (a stream launch, a
+// kernel node): `kernel` was loaded by a GPU executor, `args` match its arity
+// and the grid is not empty. `what` ("Launch", "CreateLaunch") starts errors.
+absl::StatusOr<const GpuKernel*> CheckLaunch(absl::string_view what,
+                                             const LaunchDimensions& dims,
+                                             const Kernel& kernel,
+                                             const KernelArgs& args);
 
 }  // namespace stream_executor::gpu
 

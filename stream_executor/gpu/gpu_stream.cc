@@ -243,23 +243,8 @@ absl::Status GpuStream::BlockHostUntilDone() {
 
 absl::Status GpuStream::Launch(const LaunchDimensions& dims,
                                const Kernel& kernel, const KernelArgs& args) {
-  auto* gpu_kernel = dynamic_cast<const GpuKernel*>(&kernel);
-  if (gpu_kernel == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Launch: kernel '", kernel.name(),
-                     "' was not loaded by a GPU executor"));
-  }
-  if (kernel.arity() > 0 &&
-      args.size() != static_cast<size_t>(kernel.arity())) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("Launch: kernel '%s' takes %d arguments, %d given",
-                        kernel.name(), kernel.arity(), args.size()));
-  }
-  if (dims.blocks.Product() == 0 || dims.threads_per_block.Product() == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Launch: kernel '", kernel.name(),
-                     "' has an empty grid: ", dims.ToString()));
-  }
+  ASSIGN_OR_RETURN(const GpuKernel* gpu_kernel,
+                   CheckLaunch("Launch", dims, kernel, args));
   std::vector<void*> params = args.ParamPointers();
   VLOG(5) << "Stream " << handle_ << ": launch " << kernel.name() << " "
           << dims.ToString() << " with " << args.size() << " arguments";

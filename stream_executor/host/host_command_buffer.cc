@@ -116,7 +116,7 @@ absl::Status HostCommandBuffer::UpdateMemset(const Command* command,
 absl::StatusOr<const CommandBuffer::Command*> HostCommandBuffer::CreateChild(
     const CapturedGraph& child, Dependencies deps) {
   ASSIGN_OR_RETURN(std::vector<HostOp> ops, ChildOps(child));
-  std::string label = absl::StrCat("child (", ops.size(), " ops)");
+  std::string label = absl::StrCat("child (", ops.size(), " nodes)");
   return AddNode(std::move(label), SequenceOp(std::move(ops)), deps);
 }
 
