@@ -10,32 +10,13 @@
 #include "stream_executor/command_buffer.h"
 #include "stream_executor/device_address_allocator.h"
 #include "tests/platform_test_util.h"
+#include "tests/stream_executor/test_kernels.h"
 
 namespace xla_lite::testing {
 namespace {
 
 namespace se = ::stream_executor;
 using State = se::CommandBuffer::State;
-
-// y[i] = a * x[i] + y[i]
-se::KernelSpec AxpyKernel() {
-  se::KernelSpec spec;
-  spec.name = "axpy";
-  spec.arity = 4;
-  spec.cuda_source = R"(
-extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-})";
-  spec.host_fn = [](const se::KernelArgs& args, const se::LaunchDimensions&) {
-    float a = args[0].scalar<float>();
-    const float* x = args.ptr<float>(1);
-    float* y = args.ptr<float>(2);
-    for (int i = 0, n = args[3].scalar<int>(); i < n; ++i) y[i] = a * x[i] + y[i];
-    return absl::OkStatus();
-  };
-  return spec;
-}
 
 class CommandBufferTest : public PlatformTest {
  protected:

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "stream_executor/device_address_allocator.h"
 #include "tests/platform_test_util.h"
+#include "tests/stream_executor/test_kernels.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -43,26 +44,6 @@ class KernelGemmTest : public PlatformTest {
   std::unique_ptr<se::StreamExecutorAllocator> allocator_;
 };
 
-se::KernelSpec SaxpyKernel() {
-  se::KernelSpec spec;
-  spec.name = "saxpy";
-  spec.arity = 4;
-  spec.cuda_source = R"(
-extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-})";
-  spec.host_fn = [](const se::KernelArgs& args, const se::LaunchDimensions&) {
-    float a = args[0].scalar<float>();
-    const float* x = args.ptr<float>(1);
-    float* y = args.ptr<float>(2);
-    int n = args[3].scalar<int>();
-    for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
-    return absl::OkStatus();
-  };
-  return spec;
-}
-
 TEST_P(KernelGemmTest, KernelComputesSaxpy) {
   const int n = 1000;
   std::mt19937 rng(7);
@@ -70,7 +51,7 @@ TEST_P(KernelGemmTest, KernelComputesSaxpy) {
   std::vector<float> x(n), y(n);
   for (int i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng);
   auto dx = Upload(x), dy = Upload(y);
-  auto kernel = executor_->LoadKernel(SaxpyKernel());
+  auto kernel = executor_->LoadKernel(AxpyKernel());
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   se::KernelArgs args;
   args.AddScalar(2.5f);
@@ -86,7 +67,7 @@ TEST_P(KernelGemmTest, KernelComputesSaxpy) {
 }
 
 TEST_P(KernelGemmTest, LaunchWithWrongArityFails) {
-  auto kernel = executor_->LoadKernel(SaxpyKernel());
+  auto kernel = executor_->LoadKernel(AxpyKernel());
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   auto stream = executor_->CreateStream();
   ASSERT_TRUE(stream.ok());

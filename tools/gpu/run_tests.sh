@@ -30,6 +30,30 @@ for t in bin/*_test; do
   rows+=("$(printf '%-52s %-4s %4d ok %4d on cuda %3d skipped %7d ms' "$name" "$status" "$ran" "$cuda" "$skipped" "$ms")")
 done
 
+# compute-sanitizer: memcheck with leak checking on the suites that own
+# device memory across runs (executables, command buffers), CUDA cases only.
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -n "$sanitizer" ] && [ "$filter" = . ]; then
+  for t in tests_runtime_gpu_executable_test tests_runtime_lifetime_test \
+           tests_runtime_donation_test tests_stream_executor_command_buffer_test \
+           tests_runtime_command_buffer_thunk_test; do
+    [ -x "bin/$t" ] || continue
+    # Refused graph updates are API errors by design; memory errors and
+    # leaks are what this checks.
+    "$sanitizer" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 \
+      "bin/$t" --gtest_filter='*cuda*' >"$logs/memcheck_$t.log" 2>&1; rc=$?
+    summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY" "$logs/memcheck_$t.log" | tr '\n' ' ')
+    rows+=("$(printf 'memcheck %-43s %s %s' "$t" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "$summary")")
+    [ $rc -eq 0 ] || failed=$((failed+1))
+  done
+fi
+
+for b in bin/*_benchmark; do
+  [ -x "$b" ] && [ "$filter" = . ] || continue
+  echo; echo "== $(basename "$b")"
+  "$b" --platform=cuda --benchmark_min_time=0.2 2>&1 | tee "$logs/$(basename "$b").txt" | grep -E "^BM_|^Benchmark"
+done
+
 echo; echo "== CLI device check"
 bin/xla_lite_tools_xla_lite info --platform=cuda 2>&1 | tee "$logs/cli_info.txt"
 
