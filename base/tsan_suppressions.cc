@@ -1,5 +1,5 @@
-// ThreadSanitizer suppressions compiled into every test binary (linked through
-// GoogleTest's target), so no environment variable is needed.
+// ThreadSanitizer suppressions compiled into every binary of a TSan build
+// (linked with the instrumented Abseil), so no environment variable is needed.
 //
 // One entry, for Abseil's internals only: a thread's absl::Mutex identity
 // (its PerThreadSynch and futex word) lives in memory LowLevelAlloc obtained

@@ -47,12 +47,14 @@ absl::Status BlasStatus(const GpuBlasApi& api, int error,
 absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(
     GpuExecutor* executor, const GpuBlasApi& blas_api, bool allow_tf32) {
   const GpuApi& api = executor->api();
-  if (executor->IsCapturing()) {
+  // The workspace is allocated here, so initialization follows the
+  // executor's rule for allocation under capture.
+  absl::Status may_allocate = executor->capture_tracker().CheckMayAllocate(
+      kWorkspaceBytes, executor->device_ordinal());
+  if (!may_allocate.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        blas_api.display_name,
-        " cannot be initialized while a stream of the executor captures: "
-        "its workspace allocation would be baked into the graph; call "
-        "AsBlas() before capturing"));
+        blas_api.display_name, " cannot be initialized while capturing (call "
+        "AsBlas() before capturing): ", may_allocate.message()));
   }
   RETURN_IF_ERROR(executor->Activate());
 

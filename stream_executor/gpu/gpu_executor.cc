@@ -104,14 +104,9 @@ absl::Status GpuExecutor::Activate() const {
 
 absl::StatusOr<DeviceAddressBase> GpuExecutor::Allocate(uint64_t size) {
   if (size == 0) return DeviceAddressBase();
+  RETURN_IF_ERROR(capture_tracker_.CheckMayAllocate(size, device_ordinal()));
   {
     absl::MutexLock lock(&mu_);
-    if (capturing_streams_ > 0) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "Allocate(%d) on device %d while %d of its streams capture: the "
-          "address would be baked into the captured graph",
-          size, device_ordinal(), capturing_streams_));
-    }
     int64_t limit = config_.memory_limit_bytes;
     if (limit > 0 && (size > static_cast<uint64_t>(limit) ||
                       allocated_bytes_ > limit - static_cast<int64_t>(size))) {
@@ -270,17 +265,6 @@ void GpuExecutor::RegisterStream(GpuStream* stream) {
 void GpuExecutor::UnregisterStream(GpuStream* stream) {
   absl::MutexLock lock(&streams_mu_);
   streams_.erase(stream);
-}
-
-void GpuExecutor::AddCapturingStream(int delta) {
-  absl::MutexLock lock(&mu_);
-  capturing_streams_ += delta;
-  CHECK_GE(capturing_streams_, 0);
-}
-
-bool GpuExecutor::IsCapturing() const {
-  absl::MutexLock lock(&mu_);
-  return capturing_streams_ > 0;
 }
 
 }  // namespace stream_executor::gpu

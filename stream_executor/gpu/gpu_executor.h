@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "stream_executor/blas.h"
+#include "stream_executor/capture_tracker.h"
 #include "stream_executor/gpu/gpu_api.h"
 #include "stream_executor/gpu/gpu_backend.h"
 #include "stream_executor/gpu/gpu_kernel.h"
@@ -71,9 +72,8 @@ class GpuExecutor : public StreamExecutor {
   // Bookkeeping for GpuStream.
   void RegisterStream(GpuStream* stream);
   void UnregisterStream(GpuStream* stream);
-  // +1 when a stream begins capturing, -1 when it ends.
-  void AddCapturingStream(int delta);
-  bool IsCapturing() const;
+  // Threads with a stream capture open; allocation is refused on them.
+  CaptureTracker& capture_tracker() { return capture_tracker_; }
 
  private:
   GpuExecutor(const Platform* platform, const GpuBackend& backend,
@@ -90,12 +90,12 @@ class GpuExecutor : public StreamExecutor {
 
   GpuKernelCache kernel_cache_;
 
-  // Allocation bookkeeping and the capture count share a lock: Allocate
-  // checks the capture count and reserves its budget in one step.
+  CaptureTracker capture_tracker_;
+
+  // Allocation bookkeeping.
   mutable absl::Mutex mu_;
   absl::flat_hash_map<void*, uint64_t> allocations_ ABSL_GUARDED_BY(mu_);
   int64_t allocated_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  int capturing_streams_ ABSL_GUARDED_BY(mu_) = 0;
 
   absl::Mutex streams_mu_;
   absl::flat_hash_set<GpuStream*> streams_ ABSL_GUARDED_BY(streams_mu_);

@@ -265,12 +265,12 @@ absl::Status GpuStream::BeginCapture() {
     return absl::FailedPreconditionError("BeginCapture: already capturing");
   }
   RETURN_IF_ERROR(executor_->Activate());
-  // Counted before capture starts, so no allocation can slip in between.
-  executor_->AddCapturingStream(+1);
+  // Registered before capture starts, so no allocation can slip in between.
+  capture_thread_ = executor_->capture_tracker().Begin();
   absl::Status status = ToStatus(api_, api_.stream_begin_capture(handle_),
                                  "stream begin capture");
   if (!status.ok()) {
-    executor_->AddCapturingStream(-1);
+    executor_->capture_tracker().End(capture_thread_);
     return status;
   }
   capturing_ = true;
@@ -288,7 +288,7 @@ absl::StatusOr<std::unique_ptr<CapturedGraph>> GpuStream::EndCapture() {
   GpuError error = api_.stream_end_capture(handle_, &graph);
   // Whatever the outcome, the stream has left capture mode.
   capturing_ = false;
-  executor_->AddCapturingStream(-1);
+  executor_->capture_tracker().End(capture_thread_);
   if (error != kGpuSuccess) {
     if (graph != nullptr) api_.graph_destroy(graph);
     return ToStatus(api_, error, "stream end capture");

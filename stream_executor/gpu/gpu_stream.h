@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/any_invocable.h"
@@ -83,6 +84,7 @@ class GpuStream : public Stream {
   mutable absl::Mutex mu_;
   absl::Status callback_status_ ABSL_GUARDED_BY(mu_);
   bool capturing_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread::id capture_thread_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stream_executor::gpu

@@ -30,16 +30,7 @@ HostExecutor::~HostExecutor() {
 }
 
 absl::StatusOr<DeviceAddressBase> HostExecutor::Allocate(uint64_t size) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (capturing_streams_ > 0) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "host device %d: cannot allocate %d bytes while a stream is "
-          "capturing (an address handed out now would be baked into the "
-          "captured graph); allocate before BeginCapture",
-          device_ordinal(), size));
-    }
-  }
+  RETURN_IF_ERROR(capture_tracker_.CheckMayAllocate(size, device_ordinal()));
   return memory_.Allocate(size, device_ordinal());
 }
 
@@ -80,16 +71,6 @@ absl::Status HostExecutor::SynchronizeAllActivity() {
   absl::Status status;
   for (HostStream* stream : streams_) status.Update(stream->BlockHostUntilDone());
   return status;
-}
-
-void HostExecutor::BeginStreamCapture() {
-  absl::MutexLock lock(&mu_);
-  ++capturing_streams_;
-}
-
-void HostExecutor::EndStreamCapture() {
-  absl::MutexLock lock(&mu_);
-  --capturing_streams_;
 }
 
 void HostExecutor::RegisterStream(HostStream* stream) {

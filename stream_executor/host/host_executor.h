@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/synchronization/mutex.h"
+#include "stream_executor/capture_tracker.h"
 #include "stream_executor/device_description.h"
 #include "stream_executor/host/host_blas.h"
 #include "stream_executor/host/host_memory.h"
@@ -38,9 +39,8 @@ class HostExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
   absl::Status SynchronizeAllActivity() override;
 
-  // Streams report capture so that allocation can be refused meanwhile.
-  void BeginStreamCapture();
-  void EndStreamCapture();
+  // Threads with a stream capture open; allocation is refused on them.
+  CaptureTracker& capture_tracker() { return capture_tracker_; }
 
  private:
   friend class HostStream;
@@ -53,8 +53,7 @@ class HostExecutor : public StreamExecutor {
   HostMemory memory_;
   HostBlas blas_;
 
-  absl::Mutex mu_;
-  int capturing_streams_ ABSL_GUARDED_BY(mu_) = 0;
+  CaptureTracker capture_tracker_;
 
   // Held across SynchronizeAllActivity so a stream cannot be destroyed while
   // it is being drained. Separate from mu_: stream work may allocate.

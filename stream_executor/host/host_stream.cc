@@ -17,7 +17,7 @@ HostStream::HostStream(HostExecutor* executor)
 HostStream::~HostStream() {
   {
     absl::MutexLock lock(&mu_);
-    if (capturing_) executor_->EndStreamCapture();
+    if (capturing_) executor_->capture_tracker().End(capture_thread_);
     shutdown_ = true;
   }
   worker_.join();
@@ -164,7 +164,7 @@ absl::Status HostStream::BeginCapture() {
   }
   capturing_ = true;
   captured_.clear();
-  executor_->BeginStreamCapture();
+  capture_thread_ = executor_->capture_tracker().Begin();
   return absl::OkStatus();
 }
 
@@ -174,7 +174,7 @@ absl::StatusOr<std::unique_ptr<CapturedGraph>> HostStream::EndCapture() {
     return absl::FailedPreconditionError("EndCapture on a stream not capturing");
   }
   capturing_ = false;
-  executor_->EndStreamCapture();
+  executor_->capture_tracker().End(capture_thread_);
   return std::make_unique<HostCapturedGraph>(std::exchange(captured_, {}));
 }
 

@@ -73,6 +73,7 @@ class HostStream : public Stream {
   absl::Status first_error_ ABSL_GUARDED_BY(mu_);
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   bool capturing_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread::id capture_thread_ ABSL_GUARDED_BY(mu_);
   std::vector<HostOp> captured_ ABSL_GUARDED_BY(mu_);
   std::thread worker_;
 };

@@ -198,6 +198,20 @@ TEST_P(StreamTest, CaptureRefusesAllocationAndRecordsWork) {
   EXPECT_TRUE(executor_->Deallocate(&*after).ok());
 }
 
+// Only the capturing thread's allocations could end up in the graph; a
+// capture must not make unrelated work on the same device fail.
+TEST_P(StreamTest, OtherThreadsAllocateWhileAStreamCaptures) {
+  auto stream = NewStream();
+  ASSERT_TRUE(stream->BeginCapture().ok());
+  absl::StatusOr<se::DeviceAddressBase> other;
+  std::thread([&] { other = executor_->Allocate(256); }).join();
+  EXPECT_EQ(executor_->Allocate(256).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(stream->EndCapture().ok());
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_TRUE(executor_->Deallocate(&*other).ok());
+}
+
 TEST_P(StreamTest, EmptyCaptureIsLegal) {
   auto stream = NewStream();
   ASSERT_TRUE(stream->BeginCapture().ok());

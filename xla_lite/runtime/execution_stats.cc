@@ -8,13 +8,20 @@ std::string ExecutionStats::ToString() const {
   return absl::StrFormat(
       "executions=%d (failed %d) thunks=%d allocated=%d buffers/%d bytes "
       "freed=%d buffers/%d bytes deallocation_failures=%d donated_reused=%d "
-      "parameter_copies=%d (%d bytes) constants=%d (%d bytes)",
+      "parameter_copies=%d (%d bytes) constants=%d (%d bytes) "
+      "command_buffers: records=%d updates=%d node_updates=%d "
+      "instantiations=%d reinstantiations=%d traces=%d trace_cache_hits=%d "
+      "launches=%d",
       executions.load(), failed_executions.load(), thunks_executed.load(),
       buffers_allocated.load(), bytes_allocated.load(), buffers_freed.load(),
       bytes_freed.load(), deallocation_failures.load(),
       donated_buffers_reused.load(), parameter_copies.load(),
       parameter_copy_bytes.load(), constants_uploaded.load(),
-      constant_bytes_uploaded.load());
+      constant_bytes_uploaded.load(), command_buffer_records.load(),
+      command_buffer_updates.load(), command_buffer_node_updates.load(),
+      command_buffer_instantiations.load(),
+      command_buffer_reinstantiations.load(), command_buffer_traces.load(),
+      command_buffer_trace_cache_hits.load(), command_buffer_launches.load());
 }
 
 }  // namespace xla_lite::gpu

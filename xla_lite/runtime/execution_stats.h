@@ -17,7 +17,9 @@ struct ExecutionStats {
 
   std::atomic<int64_t> executions{0};
   std::atomic<int64_t> failed_executions{0};
-  // Leaf thunks enqueued (a SequentialThunk counts its children, not itself).
+  // Leaf thunks enqueued one by one (a SequentialThunk counts its children,
+  // not itself; a CommandBufferThunk counts them when it runs op by op).
+  // Thunks replayed from a command buffer count as command_buffer_launches.
   std::atomic<int64_t> thunks_executed{0};
 
   // Temps, outputs and parameter copies taken from the run's allocator.
@@ -38,6 +40,28 @@ struct ExecutionStats {
   // Constants are counted apart: they live as long as the executable.
   std::atomic<int64_t> constants_uploaded{0};
   std::atomic<int64_t> constant_bytes_uploaded{0};
+
+  // Command buffers (CommandBufferThunk). A replay with stable addresses
+  // adds one launch and nothing else.
+  //
+  // Command buffers recorded from scratch: the first per executor, and one
+  // after each failed record or update, which discards the command buffer.
+  std::atomic<int64_t> command_buffer_records{0};
+  // Executions that changed recorded commands because addresses moved.
+  std::atomic<int64_t> command_buffer_updates{0};
+  // Commands changed by those updates (se::CommandBuffer node updates).
+  std::atomic<int64_t> command_buffer_node_updates{0};
+  // Executable graphs built by a Finalize after recording.
+  std::atomic<int64_t> command_buffer_instantiations{0};
+  // Updates the platform refused in place and rebuilt instead (the slow
+  // path of an update).
+  std::atomic<int64_t> command_buffer_reinstantiations{0};
+  // Library calls (gemms) traced under stream capture, and traces found in
+  // the trace cache instead.
+  std::atomic<int64_t> command_buffer_traces{0};
+  std::atomic<int64_t> command_buffer_trace_cache_hits{0};
+  // Command buffers submitted to a stream.
+  std::atomic<int64_t> command_buffer_launches{0};
 
   std::string ToString() const;
 };

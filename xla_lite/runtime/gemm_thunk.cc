@@ -4,6 +4,7 @@
 
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/trace_cache.h"
 
 namespace xla_lite::gpu {
 
@@ -32,6 +33,43 @@ absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) {
                                                buffers.GetDeviceAddress(output_));
   VLOG(5) << "gemm " << ToString() << " " << config_.ToString();
   return blas->Gemm(params.stream, call);
+}
+
+absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> GemmThunk::Trace(
+    const RecordParams& params) const {
+  ASSIGN_OR_RETURN(se::blas::BlasSupport * blas, params.executor()->AsBlas());
+  const BufferAllocations& buffers = *params.buffer_allocations;
+  TraceCache::Key key = {buffers.GetDeviceAddress(lhs_),
+                         buffers.GetDeviceAddress(rhs_),
+                         buffers.GetDeviceAddress(output_)};
+  se::blas::GemmCall call = config_.ToBlasCall(key[0], key[1], key[2]);
+  auto trace = [&]() -> absl::StatusOr<std::unique_ptr<se::CapturedGraph>> {
+    VLOG(5) << "trace gemm " << ToString() << " " << config_.ToString();
+    return se::TraceIntoGraph(params.stream, [&](se::Stream* stream) {
+      return blas->Gemm(stream, call);
+    });
+  };
+  if (params.trace_cache == nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<se::CapturedGraph> graph, trace());
+    return std::shared_ptr<const se::CapturedGraph>(std::move(graph));
+  }
+  return params.trace_cache->GetOrTrace(key, trace);
+}
+
+absl::StatusOr<const se::CommandBuffer::Command*> GemmThunk::Record(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    se::CommandBuffer::Dependencies dependencies) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const se::CapturedGraph> graph,
+                   Trace(params));
+  return command_buffer->CreateChild(*graph, dependencies);
+}
+
+absl::Status GemmThunk::UpdateRecorded(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    const se::CommandBuffer::Command* command) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const se::CapturedGraph> graph,
+                   Trace(params));
+  return command_buffer->UpdateChild(command, *graph);
 }
 
 BufferUses GemmThunk::buffer_uses() const {

@@ -1,15 +1,22 @@
 #ifndef XLA_LITE_RUNTIME_GEMM_THUNK_H_
 #define XLA_LITE_RUNTIME_GEMM_THUNK_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "xla_lite/runtime/gemm_config.h"
 #include "xla_lite/runtime/thunk.h"
 
 namespace xla_lite::gpu {
 
 // A gemm through the platform's BLAS library (cuBLAS, hipBLAS, Eigen).
+//
+// In a command buffer the library call becomes a traced child graph: the
+// library decides what it enqueues, so the only way to record it is stream
+// capture, and the only way to update it is a new trace (or one from the
+// TraceCache for addresses seen before).
 class GemmThunk : public Thunk {
  public:
   // CHECK-fails when a slice's size differs from its operand's byte size.
@@ -22,9 +29,22 @@ class GemmThunk : public Thunk {
   absl::Status ExecuteOnStream(const ExecuteParams& params) override;
   BufferUses buffer_uses() const override;
 
+  bool IsRecordable() const override { return true; }
+  absl::StatusOr<const se::CommandBuffer::Command*> Record(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      se::CommandBuffer::Dependencies dependencies) override;
+  absl::Status UpdateRecorded(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      const se::CommandBuffer::Command* command) override;
+
   const GemmConfig& config() const { return config_; }
 
  private:
+  // The gemm on `params`' addresses as a captured graph, from the trace
+  // cache when it has one for these addresses.
+  absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> Trace(
+      const RecordParams& params) const;
+
   const GemmConfig config_;
   const BufferAllocation::Slice lhs_, rhs_, output_;
 };

@@ -31,24 +31,51 @@ absl::Status KernelThunk::Initialize(const InitializeParams& params) {
   return absl::OkStatus();
 }
 
-absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) {
-  const se::Kernel* kernel = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = kernels_.find(params.executor());
-    if (it == kernels_.end()) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s: kernel %s was not initialized on device %d", ToString(),
-          spec_.name, params.executor()->device_ordinal()));
-    }
-    kernel = it->second.get();
+absl::StatusOr<const se::Kernel*> KernelThunk::GetKernel(
+    se::StreamExecutor* executor) {
+  absl::MutexLock lock(&mu_);
+  auto it = kernels_.find(executor);
+  if (it == kernels_.end()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: kernel %s was not initialized on device %d", ToString(),
+        spec_.name, executor->device_ordinal()));
   }
+  return it->second.get();
+}
+
+se::KernelArgs KernelThunk::Arguments(const BufferAllocations& buffers) const {
   se::KernelArgs args;
   for (const BufferAllocation::Slice& slice : arguments_) {
-    args.AddAddress(params.buffer_allocations->GetDeviceAddress(slice));
+    args.AddAddress(buffers.GetDeviceAddress(slice));
   }
+  return args;
+}
+
+absl::Status KernelThunk::ExecuteOnStream(const ExecuteParams& params) {
+  ASSIGN_OR_RETURN(const se::Kernel* kernel, GetKernel(params.executor()));
   VLOG(5) << "launch " << ToString() << " " << launch_dimensions_.ToString();
-  return params.stream->Launch(launch_dimensions_, *kernel, args);
+  return params.stream->Launch(launch_dimensions_, *kernel,
+                               Arguments(*params.buffer_allocations));
+}
+
+absl::StatusOr<const se::CommandBuffer::Command*> KernelThunk::Record(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    se::CommandBuffer::Dependencies dependencies) {
+  ASSIGN_OR_RETURN(const se::Kernel* kernel, GetKernel(params.executor()));
+  VLOG(5) << "record launch " << ToString() << " after " << dependencies.size()
+          << " commands";
+  return command_buffer->CreateLaunch(launch_dimensions_, *kernel,
+                                      Arguments(*params.buffer_allocations),
+                                      dependencies);
+}
+
+absl::Status KernelThunk::UpdateRecorded(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    const se::CommandBuffer::Command* command) {
+  ASSIGN_OR_RETURN(const se::Kernel* kernel, GetKernel(params.executor()));
+  VLOG(5) << "update launch " << ToString();
+  return command_buffer->UpdateLaunch(command, launch_dimensions_, *kernel,
+                                      Arguments(*params.buffer_allocations));
 }
 
 BufferUses KernelThunk::buffer_uses() const {

@@ -30,6 +30,14 @@ class KernelThunk : public Thunk {
   absl::Status ExecuteOnStream(const ExecuteParams& params) override;
   BufferUses buffer_uses() const override;
 
+  bool IsRecordable() const override { return true; }
+  absl::StatusOr<const se::CommandBuffer::Command*> Record(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      se::CommandBuffer::Dependencies dependencies) override;
+  absl::Status UpdateRecorded(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      const se::CommandBuffer::Command* command) override;
+
   const se::KernelSpec& spec() const { return spec_; }
   const se::LaunchDimensions& launch_dimensions() const {
     return launch_dimensions_;
@@ -39,6 +47,10 @@ class KernelThunk : public Thunk {
   }
 
  private:
+  // The kernel Initialize loaded on `executor`.
+  absl::StatusOr<const se::Kernel*> GetKernel(se::StreamExecutor* executor);
+  se::KernelArgs Arguments(const BufferAllocations& buffers) const;
+
   const se::KernelSpec spec_;
   const se::LaunchDimensions launch_dimensions_;
   const std::vector<BufferAllocation::Slice> arguments_;

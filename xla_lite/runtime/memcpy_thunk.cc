@@ -30,4 +30,25 @@ BufferUses MemcpyThunk::buffer_uses() const {
   return {BufferUse::Read(source_), BufferUse::Write(destination_)};
 }
 
+absl::StatusOr<const se::CommandBuffer::Command*> MemcpyThunk::Record(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    se::CommandBuffer::Dependencies dependencies) {
+  if (source_.size() == 0) return command_buffer->CreateBarrier(dependencies);
+  VLOG(5) << "record memcpy " << ToString();
+  return command_buffer->CreateMemcpyD2D(
+      params.buffer_allocations->GetDeviceAddress(destination_),
+      params.buffer_allocations->GetDeviceAddress(source_), source_.size(),
+      dependencies);
+}
+
+absl::Status MemcpyThunk::UpdateRecorded(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    const se::CommandBuffer::Command* command) {
+  if (source_.size() == 0) return absl::OkStatus();
+  VLOG(5) << "update memcpy " << ToString();
+  return command_buffer->UpdateMemcpyD2D(
+      command, params.buffer_allocations->GetDeviceAddress(destination_),
+      params.buffer_allocations->GetDeviceAddress(source_), source_.size());
+}
+
 }  // namespace xla_lite::gpu

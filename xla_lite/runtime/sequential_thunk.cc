@@ -40,7 +40,9 @@ absl::Status SequentialThunk::ExecuteOnStream(const ExecuteParams& params) {
     VLOG(5) << "execute " << thunk->ToString();
     absl::Status status = thunk->ExecuteOnStream(params);
     if (!status.ok()) return Annotate(status, *thunk);
-    if (params.stats != nullptr && thunk->kind() != Kind::kSequential) {
+    // Containers count their own leaves.
+    if (params.stats != nullptr && thunk->kind() != Kind::kSequential &&
+        thunk->kind() != Kind::kCommandBuffer) {
       ++params.stats->thunks_executed;
     }
   }

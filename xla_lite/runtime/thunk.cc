@@ -4,6 +4,20 @@
 
 namespace xla_lite::gpu {
 
+absl::StatusOr<const se::CommandBuffer::Command*> Thunk::Record(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    se::CommandBuffer::Dependencies dependencies) {
+  return absl::UnimplementedError(absl::StrFormat(
+      "%s cannot be recorded into a command buffer", ToString()));
+}
+
+absl::Status Thunk::UpdateRecorded(const RecordParams& params,
+                                   se::CommandBuffer* command_buffer,
+                                   const se::CommandBuffer::Command* command) {
+  return absl::UnimplementedError(absl::StrFormat(
+      "%s cannot be recorded into a command buffer", ToString()));
+}
+
 std::string Thunk::ToString() const {
   return absl::StrFormat("%s(%s)", ThunkKindName(kind_), name_);
 }
@@ -20,6 +34,8 @@ const char* ThunkKindName(Thunk::Kind kind) {
       return "memset";
     case Thunk::Kind::kSequential:
       return "sequential";
+    case Thunk::Kind::kCommandBuffer:
+      return "command_buffer";
   }
   return "invalid";
 }
@@ -36,6 +52,7 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
     case Thunk::Kind::kMemset:
       return DebugOptions::MEMSET;
     case Thunk::Kind::kSequential:
+    case Thunk::Kind::kCommandBuffer:
       return std::nullopt;
   }
   return std::nullopt;

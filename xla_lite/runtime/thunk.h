@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "stream_executor/command_buffer.h"
 #include "stream_executor/stream.h"
 #include "stream_executor/stream_executor.h"
 #include "xla_lite/debug_options.pb.h"
@@ -17,9 +19,12 @@
 
 namespace xla_lite::gpu {
 
+class TraceCache;
+
 // How a thunk touches one slice. The executable checks these against the
 // allocation kinds (nothing writes a constant, or a parameter the caller
-// keeps), and command buffers will derive dependencies from them.
+// keeps), and command buffers derive the dependencies between their commands
+// from them (see CommandDependencies).
 struct BufferUse {
   // kWrite covers read-modify-write too (a gemm with beta != 0).
   enum class Access { kRead, kWrite };
@@ -43,7 +48,14 @@ using BufferUses = std::vector<BufferUse>;
 // and executors at once, so per-executor state lives behind a mutex.
 class Thunk {
  public:
-  enum class Kind { kKernel, kGemm, kMemcpy, kMemset, kSequential };
+  enum class Kind {
+    kKernel,
+    kGemm,
+    kMemcpy,
+    kMemset,
+    kSequential,
+    kCommandBuffer,
+  };
 
   struct PrepareParams {
     se::StreamExecutor* executor = nullptr;
@@ -61,6 +73,21 @@ class Thunk {
     const DebugOptions* debug_options = nullptr;
     // Where counters go; may be null.
     ExecutionStats* stats = nullptr;
+
+    se::StreamExecutor* executor() const { return stream->parent(); }
+  };
+
+  // What recording a thunk into a command buffer needs. Recording happens
+  // at execution time, with the addresses of that execution, because a
+  // command bakes its buffer addresses in.
+  struct RecordParams {
+    const BufferAllocations* buffer_allocations = nullptr;
+    // The stream the command buffer will be submitted to; traced commands
+    // capture their library calls on it.
+    se::Stream* stream = nullptr;
+    // Traces of this thunk on this executor by buffer addresses; null to
+    // trace every time.
+    TraceCache* trace_cache = nullptr;
 
     se::StreamExecutor* executor() const { return stream->parent(); }
   };
@@ -91,6 +118,25 @@ class Thunk {
   virtual absl::Status ExecuteOnStream(const ExecuteParams& params) = 0;
 
   virtual BufferUses buffer_uses() const = 0;
+
+  // Whether Record and UpdateRecorded work for this thunk. A thunk that is
+  // not recordable always runs op by op.
+  virtual bool IsRecordable() const { return false; }
+
+  // Adds one command to `command_buffer` (in state kCreate) that does what
+  // ExecuteOnStream would do with `params`' addresses, after the commands
+  // `dependencies`. Needs Initialize on the executor first. UNIMPLEMENTED
+  // unless IsRecordable().
+  virtual absl::StatusOr<const se::CommandBuffer::Command*> Record(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      se::CommandBuffer::Dependencies dependencies);
+
+  // Points `command`, which Record created in `command_buffer` (now in
+  // state kUpdate), at `params`' addresses. Dependencies do not change:
+  // they follow from slices, not from addresses.
+  virtual absl::Status UpdateRecorded(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      const se::CommandBuffer::Command* command);
 
   std::string ToString() const;
 

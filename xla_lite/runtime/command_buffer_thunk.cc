@@ -1,0 +1,382 @@
+#include "xla_lite/runtime/command_buffer_thunk.h"
+
+#include <algorithm>
+#include <fstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "xla_lite/runtime/command_dependencies.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+using Command = se::CommandBuffer::Command;
+
+absl::Status AnnotateWith(const absl::Status& status, const Thunk& thunk) {
+  return absl::Status(status.code(),
+                      absl::StrCat(thunk.ToString(), ": ", status.message()));
+}
+
+ThunkSequence CheckRecordable(ThunkSequence thunks) {
+  for (const auto& thunk : thunks) {
+    CHECK(thunk->IsRecordable())
+        << thunk->ToString() << " cannot be recorded into a command buffer";
+  }
+  return thunks;
+}
+
+std::vector<BufferAllocation::Index> UsedAllocations(
+    const ThunkSequence& thunks) {
+  std::vector<BufferAllocation::Index> used;
+  for (const auto& thunk : thunks) {
+    for (const BufferUse& use : thunk->buffer_uses()) {
+      used.push_back(use.slice.index());
+    }
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  return used;
+}
+
+std::vector<std::vector<int64_t>> ThunkAllocations(
+    const ThunkSequence& thunks,
+    const std::vector<BufferAllocation::Index>& allocations) {
+  std::vector<std::vector<int64_t>> positions;
+  for (const auto& thunk : thunks) {
+    std::vector<int64_t> mine;
+    for (const BufferUse& use : thunk->buffer_uses()) {
+      auto it = std::lower_bound(allocations.begin(), allocations.end(),
+                                 use.slice.index());
+      mine.push_back(it - allocations.begin());
+    }
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    positions.push_back(std::move(mine));
+  }
+  return positions;
+}
+
+std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
+  CommandDependencies tracker;
+  std::vector<std::vector<int64_t>> dependencies;
+  for (int64_t i = 0; i < thunks.size(); ++i) {
+    BufferUses uses = thunks[i]->buffer_uses();
+    dependencies.push_back(tracker.DependenciesOf(uses));
+    tracker.Add(i, uses);
+  }
+  return dependencies;
+}
+
+// Counters of a command buffer and of the trace caches that feed it at one
+// point in time; what a record or update did is the difference of two.
+struct CounterSnapshot {
+  se::CommandBuffer::Counters command_buffer;
+  TraceCache::Counters traces;
+};
+
+CounterSnapshot Snapshot(
+    const se::CommandBuffer& command_buffer,
+    const std::vector<std::unique_ptr<TraceCache>>& trace_caches) {
+  CounterSnapshot snapshot{command_buffer.counters(), {}};
+  for (const auto& cache : trace_caches) {
+    snapshot.traces.traces += cache->counters().traces;
+    snapshot.traces.hits += cache->counters().hits;
+  }
+  return snapshot;
+}
+
+void AddDeltas(const CounterSnapshot& before, const CounterSnapshot& after,
+               ExecutionStats* stats) {
+  if (stats == nullptr) return;
+  const se::CommandBuffer::Counters& b = before.command_buffer;
+  const se::CommandBuffer::Counters& a = after.command_buffer;
+  stats->command_buffer_instantiations += a.instantiations - b.instantiations;
+  stats->command_buffer_node_updates += a.node_updates - b.node_updates;
+  stats->command_buffer_reinstantiations +=
+      a.reinstantiations - b.reinstantiations;
+  stats->command_buffer_traces += after.traces.traces - before.traces.traces;
+  stats->command_buffer_trace_cache_hits +=
+      after.traces.hits - before.traces.hits;
+}
+
+// Thunk names come from HLO and may hold anything; file names may not.
+std::string FileNameOf(absl::string_view name) {
+  std::string file(name);
+  for (char& c : file) {
+    if (!absl::ascii_isalnum(c) && c != '.' && c != '-' && c != '_') c = '_';
+  }
+  return file;
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::trunc);
+  out << contents;
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+double MicrosSince(absl::Time start) {
+  return absl::ToDoubleMicroseconds(absl::Now() - start);
+}
+
+}  // namespace
+
+CommandBufferThunk::ExecutorState::ExecutorState(int64_t thunk_count,
+                                                 int64_t trace_cache_capacity) {
+  for (int64_t i = 0; i < thunk_count; ++i) {
+    trace_caches.push_back(std::make_unique<TraceCache>(trace_cache_capacity));
+  }
+}
+
+CommandBufferThunk::CommandBufferThunk(std::string name, ThunkSequence thunks)
+    : Thunk(Kind::kCommandBuffer, name),
+      sequence_(std::make_unique<SequentialThunk>(
+          std::move(name), CheckRecordable(std::move(thunks)))),
+      allocations_(UsedAllocations(sequence_->thunks())),
+      thunk_allocations_(ThunkAllocations(sequence_->thunks(), allocations_)),
+      dependencies_(Dependencies(sequence_->thunks())) {}
+
+CommandBufferThunk::~CommandBufferThunk() {
+  if (!VLOG_IS_ON(1)) return;
+  absl::MutexLock lock(&mu_);
+  for (auto& [executor, state] : states_) {
+    absl::MutexLock state_lock(&state->mu);
+    VLOG(1) << ToString() << ": device " << executor->device_ordinal() << ": "
+            << state->executions << " executions, " << state->records
+            << " records";
+  }
+}
+
+absl::Status CommandBufferThunk::Prepare(const PrepareParams& params) {
+  return sequence_->Prepare(params);
+}
+
+absl::Status CommandBufferThunk::Initialize(const InitializeParams& params) {
+  RETURN_IF_ERROR(sequence_->Initialize(params));
+  absl::MutexLock lock(&mu_);
+  if (states_.contains(params.executor)) return absl::OkStatus();
+  int64_t capacity =
+      params.debug_options == nullptr
+          ? 0
+          : params.debug_options->xla_gpu_command_buffer_trace_cache_size();
+  states_.emplace(params.executor,
+                  std::make_unique<ExecutorState>(thunks().size(), capacity));
+  int64_t edges = 0;
+  for (const auto& deps : dependencies_) edges += deps.size();
+  VLOG(1) << ToString() << ": " << thunks().size() << " commands, " << edges
+          << " edges over " << allocations_.size()
+          << " allocations, trace cache of " << capacity << " on device "
+          << params.executor->device_ordinal();
+  return absl::OkStatus();
+}
+
+BufferUses CommandBufferThunk::buffer_uses() const {
+  return sequence_->buffer_uses();
+}
+
+absl::StatusOr<CommandBufferThunk::ExecutorState*> CommandBufferThunk::GetState(
+    se::StreamExecutor* executor) {
+  absl::MutexLock lock(&mu_);
+  auto it = states_.find(executor);
+  if (it == states_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s was not initialized on device %d", ToString(),
+                        executor->device_ordinal()));
+  }
+  return it->second.get();
+}
+
+absl::Status CommandBufferThunk::ExecuteOnStream(const ExecuteParams& params) {
+  ASSIGN_OR_RETURN(ExecutorState * state, GetState(params.executor()));
+  absl::MutexLock lock(&state->mu);
+  RETURN_IF_ERROR(Execute(*state, params));
+  ++state->executions;
+  return absl::OkStatus();
+}
+
+absl::Status CommandBufferThunk::Execute(ExecutorState& state,
+                                         const ExecuteParams& params) {
+  if (!state.warmed_up) {
+    VLOG(3) << ToString() << ": execution " << state.executions
+            << ": warmup, op by op";
+    RETURN_IF_ERROR(RunOpByOp(params));
+    state.warmed_up = true;
+    return absl::OkStatus();
+  }
+  if (state.command_buffer == nullptr && !state.unsupported) {
+    RETURN_IF_ERROR(Record(state, params));
+  } else if (state.command_buffer != nullptr) {
+    RETURN_IF_ERROR(UpdateMoved(state, params));
+  }
+  if (state.unsupported) return RunOpByOp(params);
+  return Submit(state, params);
+}
+
+absl::Status CommandBufferThunk::RunOpByOp(const ExecuteParams& params) {
+  return sequence_->ExecuteOnStream(params);
+}
+
+absl::Status CommandBufferThunk::Record(ExecutorState& state,
+                                        const ExecuteParams& params) {
+  absl::Time start = absl::Now();
+  absl::StatusOr<std::unique_ptr<se::CommandBuffer>> created =
+      params.executor()->CreateCommandBuffer();
+  if (absl::IsUnimplemented(created.status())) {
+    VLOG(1) << ToString() << ": device " << params.executor()->device_ordinal()
+            << " runs op by op: " << created.status().message();
+    state.unsupported = true;
+    return absl::OkStatus();
+  }
+  if (!created.ok()) return Annotate(created.status());
+  se::CommandBuffer& command_buffer = **created;
+
+  CounterSnapshot before = Snapshot(command_buffer, state.trace_caches);
+  absl::StatusOr<std::vector<const Command*>> commands =
+      RecordCommands(state, params, command_buffer);
+  absl::Status status = commands.status();
+  if (status.ok()) status = command_buffer.Finalize();
+  AddDeltas(before, Snapshot(command_buffer, state.trace_caches), params.stats);
+  if (!status.ok()) return Annotate(status);
+
+  state.command_buffer = *std::move(created);
+  state.commands = *std::move(commands);
+  state.addresses = CurrentAddresses(*params.buffer_allocations);
+  ++state.records;
+  if (params.stats != nullptr) ++params.stats->command_buffer_records;
+  VLOG(1) << ToString() << ": execution " << state.executions << ": recorded "
+          << state.commands.size() << " commands on device "
+          << params.executor()->device_ordinal() << " in " << MicrosSince(start)
+          << " us";
+  DumpDot(state, params);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<const Command*>> CommandBufferThunk::RecordCommands(
+    ExecutorState& state, const ExecuteParams& params,
+    se::CommandBuffer& command_buffer) {
+  const ThunkSequence& sequence = thunks();
+  std::vector<const Command*> commands;
+  for (int64_t i = 0; i < sequence.size(); ++i) {
+    std::vector<const Command*> deps;
+    for (int64_t d : dependencies_[i]) deps.push_back(commands[d]);
+    absl::StatusOr<const Command*> command = sequence[i]->Record(
+        MakeRecordParams(state, params, i), &command_buffer, deps);
+    if (!command.ok()) return AnnotateWith(command.status(), *sequence[i]);
+    commands.push_back(*command);
+  }
+  return commands;
+}
+
+absl::Status CommandBufferThunk::UpdateMoved(ExecutorState& state,
+                                             const ExecuteParams& params) {
+  std::vector<se::DeviceAddressBase> addresses =
+      CurrentAddresses(*params.buffer_allocations);
+  std::vector<bool> moved(allocations_.size());
+  int64_t moved_count = 0;
+  for (int64_t i = 0; i < allocations_.size(); ++i) {
+    moved[i] = addresses[i] != state.addresses[i];
+    moved_count += moved[i];
+  }
+  if (moved_count == 0) return absl::OkStatus();
+
+  absl::Time start = absl::Now();
+  CounterSnapshot before = Snapshot(*state.command_buffer, state.trace_caches);
+  absl::StatusOr<int64_t> updated = UpdateCommands(state, params, moved);
+  AddDeltas(before, Snapshot(*state.command_buffer, state.trace_caches),
+            params.stats);
+  if (!updated.ok()) {
+    state.command_buffer.reset();
+    state.commands.clear();
+    state.addresses.clear();
+    return Annotate(updated.status());
+  }
+  state.addresses = std::move(addresses);
+  if (params.stats != nullptr) ++params.stats->command_buffer_updates;
+  VLOG(3) << ToString() << ": execution " << state.executions << ": "
+          << moved_count << " allocations moved, updated " << *updated << " of "
+          << state.commands.size() << " commands in " << MicrosSince(start)
+          << " us";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> CommandBufferThunk::UpdateCommands(
+    ExecutorState& state, const ExecuteParams& params,
+    const std::vector<bool>& moved) {
+  se::CommandBuffer& command_buffer = *state.command_buffer;
+  RETURN_IF_ERROR(command_buffer.Update());
+  const ThunkSequence& sequence = thunks();
+  int64_t updated = 0;
+  for (int64_t i = 0; i < sequence.size(); ++i) {
+    const std::vector<int64_t>& uses = thunk_allocations_[i];
+    if (std::none_of(uses.begin(), uses.end(),
+                     [&](int64_t position) { return moved[position]; })) {
+      continue;
+    }
+    absl::Status status = sequence[i]->UpdateRecorded(
+        MakeRecordParams(state, params, i), &command_buffer, state.commands[i]);
+    if (!status.ok()) return AnnotateWith(status, *sequence[i]);
+    ++updated;
+  }
+  RETURN_IF_ERROR(command_buffer.Finalize());
+  return updated;
+}
+
+absl::Status CommandBufferThunk::Submit(ExecutorState& state,
+                                        const ExecuteParams& params) {
+  VLOG(3) << ToString() << ": execution " << state.executions << ": submit";
+  absl::Status status = state.command_buffer->Submit(params.stream);
+  if (!status.ok()) return Annotate(status);
+  if (params.stats != nullptr) ++params.stats->command_buffer_launches;
+  return absl::OkStatus();
+}
+
+Thunk::RecordParams CommandBufferThunk::MakeRecordParams(
+    ExecutorState& state, const ExecuteParams& params, int64_t thunk) {
+  RecordParams record;
+  record.buffer_allocations = params.buffer_allocations;
+  record.stream = params.stream;
+  record.trace_cache = state.trace_caches[thunk].get();
+  return record;
+}
+
+std::vector<se::DeviceAddressBase> CommandBufferThunk::CurrentAddresses(
+    const BufferAllocations& buffers) const {
+  std::vector<se::DeviceAddressBase> addresses;
+  addresses.reserve(allocations_.size());
+  for (BufferAllocation::Index index : allocations_) {
+    addresses.push_back(buffers.GetDeviceAddress(index));
+  }
+  return addresses;
+}
+
+void CommandBufferThunk::DumpDot(const ExecutorState& state,
+                                 const ExecuteParams& params) const {
+  if (params.debug_options == nullptr) return;
+  const std::string& dir =
+      params.debug_options->xla_gpu_dump_command_buffer_dot_dir();
+  if (dir.empty()) return;
+  std::string path =
+      absl::StrFormat("%s/%s.device%d.record%d.dot", dir, FileNameOf(name()),
+                      params.executor()->device_ordinal(), state.records);
+  // A dump is a debugging aid: failing to write one must not fail the run.
+  absl::Status status = WriteFile(path, state.command_buffer->ToDot());
+  if (!status.ok()) {
+    LOG(WARNING) << ToString() << ": " << status;
+    return;
+  }
+  VLOG(1) << ToString() << ": wrote " << path;
+}
+
+absl::Status CommandBufferThunk::Annotate(const absl::Status& status) const {
+  return AnnotateWith(status, *this);
+}
+
+}  // namespace xla_lite::gpu

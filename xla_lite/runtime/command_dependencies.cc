@@ -1,0 +1,61 @@
+#include "xla_lite/runtime/command_dependencies.h"
+
+#include <algorithm>
+
+#include "glog/logging.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+bool Conflict(BufferUse::Access a, BufferUse::Access b) {
+  return a == BufferUse::Access::kWrite || b == BufferUse::Access::kWrite;
+}
+
+// Whether every byte of `inner` lies in `outer`.
+bool Covers(const BufferAllocation::Slice& outer,
+            const BufferAllocation::Slice& inner) {
+  return outer.index() == inner.index() && outer.offset() <= inner.offset() &&
+         inner.offset() + inner.size() <= outer.offset() + outer.size();
+}
+
+}  // namespace
+
+std::vector<int64_t> CommandDependencies::DependenciesOf(
+    const BufferUses& uses) const {
+  std::vector<int64_t> deps;
+  for (const BufferUse& use : uses) {
+    for (const Access& earlier : live_) {
+      if (Conflict(use.access, earlier.access) &&
+          use.slice.OverlapsWith(earlier.slice)) {
+        deps.push_back(earlier.command);
+      }
+    }
+  }
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
+void CommandDependencies::Add(int64_t id, const BufferUses& uses) {
+  CHECK(live_.empty() || live_.back().command < id)
+      << "command " << id << " added out of order";
+  // Forget covered accesses before adding this command's own, so that a
+  // read-modify-write of one slice keeps both of its accesses.
+  for (const BufferUse& use : uses) {
+    if (use.access != BufferUse::Access::kWrite || use.slice.size() == 0) {
+      continue;
+    }
+    live_.erase(std::remove_if(live_.begin(), live_.end(),
+                               [&](const Access& earlier) {
+                                 return Covers(use.slice, earlier.slice);
+                               }),
+                live_.end());
+  }
+  for (const BufferUse& use : uses) {
+    // An empty slice overlaps nothing, so it can never order anything.
+    if (use.slice.size() == 0) continue;
+    live_.push_back(Access{use.slice, use.access, id});
+  }
+}
+
+}  // namespace xla_lite::gpu

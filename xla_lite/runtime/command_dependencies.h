@@ -1,0 +1,46 @@
+#ifndef XLA_LITE_RUNTIME_COMMAND_DEPENDENCIES_H_
+#define XLA_LITE_RUNTIME_COMMAND_DEPENDENCIES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/thunk.h"
+
+namespace xla_lite::gpu {
+
+// The edges of a command buffer recorded from a thunk sequence. A graph runs
+// independent commands in any order, or at once, so each command must wait
+// for every earlier command it conflicts with on some byte: the last writer
+// of what it reads or writes (read after write, write after write) and,
+// when it writes, the readers since that write (write after read). Two
+// reads never conflict.
+//
+// Commands are named by their position in the sequence. Edges that another
+// path already implies are mostly left out: once a write covers a slice,
+// earlier accesses inside it are forgotten, since anything that conflicts
+// with them conflicts with the write, which waits for them.
+class CommandDependencies {
+ public:
+  // The earlier commands a command with `uses` must wait for, ascending and
+  // each once.
+  std::vector<int64_t> DependenciesOf(const BufferUses& uses) const;
+
+  // Notes that command `id`, later than every command added so far,
+  // accesses `uses`.
+  void Add(int64_t id, const BufferUses& uses);
+
+ private:
+  struct Access {
+    BufferAllocation::Slice slice;
+    BufferUse::Access access;
+    int64_t command;
+  };
+
+  // Accesses no later write has covered yet.
+  std::vector<Access> live_;
+};
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_RUNTIME_COMMAND_DEPENDENCIES_H_
