@@ -1,5 +1,8 @@
 #include "stream_executor/gpu/gpu_platform.h"
 
+#include <cstdlib>
+#include <vector>
+
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -65,6 +68,47 @@ absl::Status GpuPlatform::CheckOrdinal(int ordinal) const {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Shared executors own device state (the BLAS handle and its workspace,
+// loaded modules) that would otherwise live until the process dies, where
+// compute-sanitizer reports it as leaked. They are destroyed at exit by a
+// handler registered when the first one is made, that is after the GPU
+// runtime initialized, so it runs before the runtime's own teardown.
+absl::Mutex exit_mu(absl::kConstInit);
+std::vector<GpuPlatform*>* platforms_to_release ABSL_GUARDED_BY(exit_mu) =
+    nullptr;
+
+void ReleaseSharedExecutorsAtExit() {
+  std::vector<GpuPlatform*> platforms;
+  {
+    absl::MutexLock lock(&exit_mu);
+    platforms = *platforms_to_release;
+  }
+  for (GpuPlatform* platform : platforms) platform->ReleaseSharedExecutors();
+}
+
+void ReleaseAtExit(GpuPlatform* platform) {
+  absl::MutexLock lock(&exit_mu);
+  if (platforms_to_release == nullptr) {
+    platforms_to_release = new std::vector<GpuPlatform*>;
+    std::atexit(&ReleaseSharedExecutorsAtExit);
+  }
+  platforms_to_release->push_back(platform);
+}
+
+}  // namespace
+
+void GpuPlatform::ReleaseSharedExecutors() {
+  std::map<int, std::unique_ptr<StreamExecutor>> executors;
+  {
+    absl::MutexLock lock(&mu_);
+    executors.swap(executors_);
+  }
+  VLOG(1) << "Platform " << backend_.platform_name << ": releasing "
+          << executors.size() << " shared executor(s)";
+}
+
 absl::StatusOr<StreamExecutor*> GpuPlatform::ExecutorForDevice(int ordinal) {
   RETURN_IF_ERROR(CheckOrdinal(ordinal));
   absl::MutexLock lock(&mu_);
@@ -75,6 +119,10 @@ absl::StatusOr<StreamExecutor*> GpuPlatform::ExecutorForDevice(int ordinal) {
   ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutor> executor,
                    GpuExecutor::Create(this, backend_, *api_, config));
   StreamExecutor* raw = executor.get();
+  if (executors_.empty() && !release_registered_) {
+    release_registered_ = true;
+    ReleaseAtExit(this);
+  }
   executors_.emplace(ordinal, std::move(executor));
   return raw;
 }

@@ -28,6 +28,10 @@ class GpuPlatform : public Platform {
   absl::Status Availability() const override;
   int VisibleDeviceCount() const override;
   absl::StatusOr<StreamExecutor*> ExecutorForDevice(int ordinal) override;
+  // Destroys the executors ExecutorForDevice made (run at exit). Anything
+  // still using one of them must be gone by then.
+  void ReleaseSharedExecutors();
+
   absl::StatusOr<std::unique_ptr<StreamExecutor>> CreateExecutor(
       const StreamExecutorConfig& config) override;
 
@@ -45,6 +49,7 @@ class GpuPlatform : public Platform {
   mutable int device_count_ = 0;
 
   absl::Mutex mu_;
+  bool release_registered_ ABSL_GUARDED_BY(mu_) = false;
   std::map<int, std::unique_ptr<StreamExecutor>> executors_
       ABSL_GUARDED_BY(mu_);
 };

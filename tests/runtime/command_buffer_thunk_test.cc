@@ -466,9 +466,8 @@ TEST_P(FlakyCommandBufferTest, FailedUpdateRecordsAgain) {
 }
 
 TEST_P(CommandBufferThunkTest, DumpsEachRecordAsDot) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  ASSERT_NE(tmp, nullptr);
-  std::string dir = absl::StrCat(tmp, "/dot_", GetParam());
+  // TempDir() is Bazel's TEST_TMPDIR when set, /tmp/ otherwise (GPU host).
+  std::string dir = absl::StrCat(::testing::TempDir(), "dot_", GetParam());
   ASSERT_TRUE(mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) << dir;
   options_.set_xla_gpu_dump_command_buffer_dot_dir(dir);
   std::unique_ptr<CommandBufferThunk> thunk = MlpCommandBuffer();

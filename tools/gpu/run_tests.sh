@@ -7,8 +7,9 @@ set -uo pipefail
 cd "$(dirname "$0")"
 logs=${OUT:-$PWD/gpu_logs}
 mkdir -p "$logs"
+arg=${1:-}
 filter=.
-[ "${1:-}" != "${1#--filter=}" ] && filter=${1#--filter=}
+[ "$arg" != "${arg#--filter=}" ] && filter=${arg#--filter=}
 
 export LD_LIBRARY_PATH="$PWD/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export XLA_LITE_TEST_REQUIRE_PLATFORM=cuda
