@@ -12,7 +12,8 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "hip/hip_runtime_api.h"
-#include "stream_executor/rocm/rocm_handles.h"
+#include "stream_executor/rocm/rocm_graph_api.h"
+#include "stream_executor/rocm/rocm_hip_handles.h"
 #include "stream_executor/rocm/rocm_library.h"
 
 namespace stream_executor::rocm {
@@ -24,6 +25,8 @@ using gpu::GpuFunctionHandle;
 using gpu::GpuGraphHandle;
 using gpu::GpuModuleHandle;
 using gpu::GpuStreamHandle;
+// The handle conversions, overloaded below for the memcpy kind.
+using rocm::ToHip;
 
 constexpr char kDisplayName[] = "HIP runtime";
 
@@ -82,29 +85,6 @@ struct HipFunctions {
 // Filled once by Load, before the table that calls it is handed out. Constant
 // initialized, so usable at any point of static initialization.
 ABSL_CONST_INIT HipFunctions hip;
-
-// Each table handle's HIP type: the table's handles and HIP's are all
-// pointers to opaque structs, and naming the pairs once keeps the casts from
-// mixing them up. Only their types are used.
-constexpr hipStream_t HipHandleType(GpuStreamHandle) { return nullptr; }
-constexpr hipEvent_t HipHandleType(GpuEventHandle) { return nullptr; }
-constexpr hipModule_t HipHandleType(GpuModuleHandle) { return nullptr; }
-constexpr hipFunction_t HipHandleType(GpuFunctionHandle) { return nullptr; }
-constexpr hipGraph_t HipHandleType(GpuGraphHandle) { return nullptr; }
-
-template <typename GpuHandle>
-using HipHandle = decltype(HipHandleType(GpuHandle()));
-
-template <typename GpuHandle>
-HipHandle<GpuHandle> ToHip(GpuHandle handle) {
-  return reinterpret_cast<HipHandle<GpuHandle>>(handle);
-}
-
-// Creates a HIP object through `create` and stores it as a table handle.
-template <typename GpuHandle, typename Create>
-GpuError CreateHipHandle(GpuHandle* out, Create create) {
-  return CreateHandle<HipHandle<GpuHandle>>(out, create);
-}
 
 // HIP encodes versions as major * 10^7 + minor * 10^5 + patch.
 std::string HipVersion(int version) {
@@ -442,15 +422,21 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
                    RocmLibrary::Open(kDisplayName, kHipRuntimeSonames));
   RETURN_IF_ERROR(ResolveHipFunctions(library));
   RETURN_IF_ERROR(ProbeDevices());
-  static const gpu::GpuApi* api = new gpu::GpuApi(MakeApi());
   int runtime = 0;
   (void)hip.runtime_get_version(&runtime);
+  auto* api = new gpu::GpuApi(MakeApi());
+  // Without graph functions the platform still runs op by op: its command
+  // buffers report UNIMPLEMENTED, which callers handle, so a runtime lacking
+  // them is no reason to refuse the device.
+  absl::Status graphs = FillHipGraphEntries(library, runtime, api);
+  LOG_IF(WARNING, !graphs.ok())
+      << "ROCm command buffers are unavailable: " << graphs;
   VLOG(1) << "Loaded the ROCm API table (HIP runtime " << HipVersion(runtime)
           << ", headers " << HIP_VERSION_MAJOR << "." << HIP_VERSION_MINOR
           << (hip.launch_host_func == nullptr
                   ? ", host functions through stream callbacks"
                   : "")
-          << ")";
+          << (graphs.ok() ? "" : ", no command buffers") << ")";
   return api;
 }
 

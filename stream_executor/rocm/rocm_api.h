@@ -12,7 +12,9 @@ namespace stream_executor::rocm {
 // when no usable device is present. Thread-safe; probes once.
 //
 // Fields the table does not know yet are left null (the table is
-// value-initialized and filled by name).
+// value-initialized and filled by name); so are the graph entries when the
+// runtime lacks a graph function (FillHipGraphEntries), leaving command
+// buffers UNIMPLEMENTED while everything else works.
 absl::StatusOr<const gpu::GpuApi*> LoadRocmApi();
 
 }  // namespace stream_executor::rocm

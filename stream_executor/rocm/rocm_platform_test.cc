@@ -3,19 +3,28 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "glog/logging.h"
 #include "gtest/gtest.h"
+#include "hip/hip_runtime_api.h"
+#include "stream_executor/command_buffer.h"
 #include "stream_executor/device_description.h"
+#include "stream_executor/gpu/gpu_api.h"
 #include "stream_executor/gpu/gpu_kernel_cache.h"
 #include "stream_executor/platform.h"
 #include "stream_executor/platform_manager.h"
 #include "stream_executor/rocm/rocm_blas.h"
+#include "stream_executor/rocm/rocm_graph_api.h"
 #include "stream_executor/rocm/rocm_hiprtc.h"
 #include "stream_executor/rocm/rocm_library.h"
 #include "stream_executor/stream_executor.h"
@@ -143,6 +152,94 @@ TEST(RocmLibrariesTest, HipblasLoadsOrNamesTheLibrary) {
   EXPECT_STREQ((*blas)->error_string(0), "HIPBLAS_STATUS_SUCCESS");
 }
 
+// The graph entries come from the library alone, so whether the runtime has
+// them is checked without a device: a runtime lacking one would leave command
+// buffers UNIMPLEMENTED on every AMD GPU.
+class RocmGraphApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<RocmLibrary> library =
+        RocmLibrary::Open("HIP runtime", kHipRuntimeSonames);
+    SkipOrFailUnless(library.status());
+    if (library.ok()) library_ = *std::move(library);
+  }
+
+  std::optional<RocmLibrary> library_;
+};
+
+// hipRuntimeGetVersion's encoding: major * 10^7 + minor * 10^5 + patch.
+constexpr int kHip5_2 = 50221153;
+constexpr int kHip6_0 = 60000000;
+
+TEST_F(RocmGraphApiTest, RuntimeExportsEveryGraphFunction) {
+  std::vector<std::string> missing = MissingHipGraphFunctions(*library_);
+  EXPECT_TRUE(missing.empty()) << "missing: " << absl::StrJoin(missing, ", ");
+}
+
+TEST(RocmGraphApiLibraryTest, LibraryWithoutGraphsLeavesTheEntriesNull) {
+  constexpr const char* kLibc[] = {"libc.so.6"};
+  absl::StatusOr<RocmLibrary> libc = RocmLibrary::Open("C library", kLibc);
+  ASSERT_TRUE(libc.ok()) << libc.status();
+  std::vector<std::string> missing = MissingHipGraphFunctions(*libc);
+  EXPECT_EQ(missing.size(), 19u) << absl::StrJoin(missing, ", ");
+  EXPECT_NE(std::find(missing.begin(), missing.end(),
+                      "hipGraphExecChildGraphNodeSetParams"),
+            missing.end());
+
+  gpu::GpuApi api{};
+  absl::Status status = FillHipGraphEntries(*libc, kHip6_0, &api);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(status.message(), "hipGraphAddKernelNode"))
+      << status;
+  EXPECT_EQ(api.graph_create, nullptr);
+  EXPECT_EQ(api.graph_exec_child_node_set_params, nullptr);
+}
+
+TEST_F(RocmGraphApiTest, FillsEveryGraphEntryWithConservativeTraits) {
+  gpu::GpuApi api{};
+  ASSERT_TRUE(FillHipGraphEntries(*library_, kHip5_2, &api).ok());
+  // The entries GpuCommandBuffer requires all together.
+  EXPECT_NE(api.graph_create, nullptr);
+  EXPECT_NE(api.graph_clone, nullptr);
+  EXPECT_NE(api.graph_add_kernel_node, nullptr);
+  EXPECT_NE(api.graph_add_memcpy_d2d_node, nullptr);
+  EXPECT_NE(api.graph_add_memset32_node, nullptr);
+  EXPECT_NE(api.graph_add_child_node, nullptr);
+  EXPECT_NE(api.graph_add_empty_node, nullptr);
+  EXPECT_NE(api.graph_add_dependency, nullptr);
+  EXPECT_NE(api.graph_destroy_node, nullptr);
+  EXPECT_NE(api.graph_kernel_node_set_params, nullptr);
+  EXPECT_NE(api.graph_memcpy_d2d_node_set_params, nullptr);
+  EXPECT_NE(api.graph_memset32_node_set_params, nullptr);
+  EXPECT_NE(api.graph_instantiate, nullptr);
+  EXPECT_NE(api.graph_exec_destroy, nullptr);
+  EXPECT_NE(api.graph_launch, nullptr);
+  EXPECT_NE(api.graph_exec_kernel_node_set_params, nullptr);
+  EXPECT_NE(api.graph_exec_memcpy_d2d_node_set_params, nullptr);
+  EXPECT_NE(api.graph_exec_memset32_node_set_params, nullptr);
+  EXPECT_NE(api.graph_exec_child_node_set_params, nullptr);
+  EXPECT_FALSE(api.graph_traits.empty_graph_launch);
+  EXPECT_FALSE(api.graph_traits.empty_child_graph);
+  EXPECT_FALSE(api.graph_traits.exec_destroy_defers_to_launches);
+  // Entries outside the graph group are not the graph loader's to fill.
+  EXPECT_EQ(api.graph_destroy, nullptr);
+  EXPECT_EQ(api.launch_kernel, nullptr);
+}
+
+TEST_F(RocmGraphApiTest, ChildNodesUpdateInPlaceOnlyFromHip6) {
+  gpu::GpuApi hip5{}, hip6{};
+  ASSERT_TRUE(FillHipGraphEntries(*library_, kHip5_2, &hip5).ok());
+  ASSERT_TRUE(FillHipGraphEntries(*library_, kHip6_0, &hip6).ok());
+  EXPECT_NE(hip5.graph_exec_child_node_set_params,
+            hip6.graph_exec_child_node_set_params);
+  EXPECT_EQ(hip5.graph_exec_kernel_node_set_params,
+            hip6.graph_exec_kernel_node_set_params);
+  // Before HIP 6 the update is refused without calling HIP (so this needs no
+  // device): GpuCommandBuffer then re-instantiates.
+  EXPECT_EQ(hip5.graph_exec_child_node_set_params(nullptr, nullptr, nullptr),
+            hipErrorNotSupported);
+}
+
 class HiprtcTest : public ::testing::Test {
  protected:
   void SetUp() override { SkipOrFailUnless(LoadHiprtcApi().status()); }
@@ -236,6 +333,21 @@ TEST(RocmDeviceTest, DescribesTheDevice) {
   EXPECT_GT(device.core_count, 0);
   EXPECT_TRUE(absl::StartsWith(device.runtime_version, "HIP runtime"))
       << device.runtime_version;
+}
+
+// The conformance suite (tests/stream_executor/command_buffer_test.cc) runs
+// command buffers on the device; this only says early whether the table got
+// its graph entries there.
+TEST(RocmDeviceTest, CreatesCommandBuffers) {
+  SkipOrFailUnless(RocmPlatform()->Availability());
+  if (!RocmPlatform()->Availability().ok()) return;
+  absl::StatusOr<StreamExecutor*> executor =
+      RocmPlatform()->ExecutorForDevice(0);
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  absl::StatusOr<std::unique_ptr<CommandBuffer>> command_buffer =
+      (*executor)->CreateCommandBuffer();
+  ASSERT_TRUE(command_buffer.ok()) << command_buffer.status();
+  EXPECT_TRUE((*command_buffer)->Finalize().ok());
 }
 
 }  // namespace
