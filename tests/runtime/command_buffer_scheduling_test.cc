@@ -136,31 +136,8 @@ TEST(CommandBufferSchedulingTest, UnrecordableThunksEndRuns) {
             (Names{"[m0 m1]", "odd", "[m2]", "sequence", "[m3]"}));
 }
 
-class ScheduledExecutableTest : public RuntimeTest {
+class ScheduledExecutableTest : public MlpTest {
  protected:
-  struct Arguments {
-    std::vector<float> x, w, b;
-    se::ScopedDeviceAddress dx, dw, db;
-    std::vector<ExecutionInput> Borrowed() const {
-      std::vector<ExecutionInput> inputs;
-      inputs.push_back(ExecutionInput::Borrowed(dx.cref()));
-      inputs.push_back(ExecutionInput::Borrowed(dw.cref()));
-      inputs.push_back(ExecutionInput::Borrowed(db.cref()));
-      return inputs;
-    }
-  };
-
-  Arguments RandomArguments(std::mt19937& rng) {
-    Arguments args;
-    args.x = RandomFloats(kMlpM * kMlpK, rng);
-    args.w = RandomFloats(kMlpK * kMlpN, rng);
-    args.b = RandomFloats(kMlpN, rng);
-    args.dx = Upload(args.x);
-    args.dw = Upload(args.w);
-    args.db = Upload(args.b);
-    return args;
-  }
-
   std::unique_ptr<GpuExecutable> Build(const DebugOptions& options) {
     GpuExecutable::Params params = MlpExecutableParams(BuildMlpProgram());
     params.thunks = ScheduleCommandBuffers(std::move(params.thunks), options);

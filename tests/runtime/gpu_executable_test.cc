@@ -2,113 +2,32 @@
 // parameters, a constant, a temp and three outputs) against a plain C++
 // reference, on every platform.
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
 
 #include "glog/logging.h"
 #include "gtest/gtest.h"
+#include "tests/runtime/mlp_program.h"
 #include "tests/runtime/runtime_test_base.h"
 #include "tests/runtime/test_kernels.h"
-#include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/gpu_executable.h"
-#include "xla_lite/runtime/kernel_thunk.h"
-#include "xla_lite/runtime/memcpy_thunk.h"
-#include "xla_lite/runtime/memset_thunk.h"
 
 namespace xla_lite::testing {
 namespace {
 
-using gpu::BufferAllocation;
 using gpu::ExecutionInput;
 using gpu::ExecutionOutput;
 using gpu::GpuExecutable;
-using gpu::PrimitiveType;
-using gpu::Shape;
 
-constexpr int64_t kM = 32, kK = 48, kN = 24;
-constexpr int64_t kTempOffset = 256;  // y lives past a gap in the temp.
-
-std::vector<float> Scale() {
-  std::vector<float> scale(kN);
-  for (int64_t j = 0; j < kN; ++j) scale[j] = 0.5f + 0.125f * (j % 5);
-  return scale;
-}
-
-std::vector<uint8_t> Bytes(const std::vector<float>& v) {
-  std::vector<uint8_t> bytes(v.size() * sizeof(float));
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return bytes;
-}
-
-// f(x[M,K], w[K,N], b[N]) = (z, sums, last_row) where
-//   z = max(x @ w + b, 0) * scale     (scale is a constant)
-//   sums[j] = sum_i z[i, j]
-//   last_row = z[M - 1, :]
-std::unique_ptr<GpuExecutable> BuildExecutable(se::KernelSpec bias_kernel) {
-  Shape x(PrimitiveType::kF32, {kM, kK}), w(PrimitiveType::kF32, {kK, kN}),
-      b(PrimitiveType::kF32, {kN}), mn(PrimitiveType::kF32, {kM, kN});
-  GpuExecutable::Params params;
-  params.module_name = "mlp";
-  params.allocations = {
-      BufferAllocation::Parameter(0, x.ByteSize(), 0),
-      BufferAllocation::Parameter(1, w.ByteSize(), 1),
-      BufferAllocation::Parameter(2, b.ByteSize(), 2),
-      BufferAllocation::Constant(3, Bytes(Scale())),
-      BufferAllocation::Temp(4, kTempOffset + mn.ByteSize()),
-      BufferAllocation::Output(5, mn.ByteSize()),
-      BufferAllocation::Output(6, b.ByteSize()),
-      BufferAllocation::Output(7, b.ByteSize()),
-  };
-  const auto& a = params.allocations;
-  BufferAllocation::Slice y = a[4].GetSlice(kTempOffset, mn.ByteSize());
-  auto gemm = gpu::GemmConfig::For(x, false, w, false, mn, 1.0f, 0.0f);
-  CHECK(gemm.ok()) << gemm.status();
-  params.thunks.push_back(std::make_unique<gpu::GemmThunk>(
-      "dot", *gemm, a[0].GetSlice(), a[1].GetSlice(), y));
-  params.thunks.push_back(std::make_unique<gpu::KernelThunk>(
-      "bias_relu_scale", std::move(bias_kernel),
-      se::LaunchDimensionsFor(kM * kN),
-      std::vector<BufferAllocation::Slice>{y, a[2].GetSlice(), a[3].GetSlice(),
-                                           a[5].GetSlice()},
-      std::vector<bool>{false, false, false, true}));
-  params.thunks.push_back(
-      std::make_unique<gpu::MemsetThunk>("zero", a[6].GetSlice(), uint8_t{0}));
-  params.thunks.push_back(std::make_unique<gpu::KernelThunk>(
-      "column_sum", ColumnSumKernel(kM, kN), se::LaunchDimensionsFor(kN),
-      std::vector<BufferAllocation::Slice>{a[5].GetSlice(), a[6].GetSlice()},
-      std::vector<bool>{false, true}));
-  params.thunks.push_back(std::make_unique<gpu::MemcpyThunk>(
-      "last_row", a[5].GetSlice((kM - 1) * kN * 4, kN * 4), a[7].GetSlice()));
-  params.output_allocations = {5, 6, 7};
-  params.signature.parameter_shapes = {x, w, b};
-  params.signature.output_shapes = {mn, b, b};
-  auto executable = GpuExecutable::Create(std::move(params));
+// The program of mlp_program.h, as an executable.
+std::unique_ptr<GpuExecutable> BuildExecutable(
+    se::KernelSpec bias_kernel = BiasReluScaleKernel(kMlpM, kMlpN)) {
+  auto executable = GpuExecutable::Create(
+      MlpExecutableParams(BuildMlpProgram(std::move(bias_kernel))));
   CHECK(executable.ok()) << executable.status();
   return std::move(*executable);
-}
-
-struct Expected {
-  std::vector<float> z, sums, last_row;
-};
-
-Expected Reference(const std::vector<float>& x, const std::vector<float>& w,
-                   const std::vector<float>& b) {
-  std::vector<float> scale = Scale();
-  Expected e{std::vector<float>(kM * kN), std::vector<float>(kN, 0.0f), {}};
-  for (int64_t i = 0; i < kM; ++i) {
-    for (int64_t j = 0; j < kN; ++j) {
-      double acc = 0;
-      for (int64_t p = 0; p < kK; ++p) acc += double{x[i * kK + p]} * w[p * kN + j];
-      e.z[i * kN + j] = std::max(static_cast<float>(acc) + b[j], 0.0f) * scale[j];
-      e.sums[j] += e.z[i * kN + j];
-    }
-  }
-  e.last_row.assign(e.z.end() - kN, e.z.end());
-  return e;
 }
 
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
@@ -120,34 +39,11 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
   }
 }
 
-class GpuExecutableTest : public RuntimeTest {
+class GpuExecutableTest : public MlpTest {
  protected:
-  struct Arguments {
-    std::vector<float> x, w, b;
-    se::ScopedDeviceAddress dx, dw, db;
-    std::vector<ExecutionInput> Borrowed() const {
-      std::vector<ExecutionInput> inputs;
-      inputs.push_back(ExecutionInput::Borrowed(dx.cref()));
-      inputs.push_back(ExecutionInput::Borrowed(dw.cref()));
-      inputs.push_back(ExecutionInput::Borrowed(db.cref()));
-      return inputs;
-    }
-  };
-
-  Arguments RandomArguments(std::mt19937& rng) {
-    Arguments args;
-    args.x = RandomFloats(kM * kK, rng);
-    args.w = RandomFloats(kK * kN, rng);
-    args.b = RandomFloats(kN, rng);
-    args.dx = Upload(args.x);
-    args.dw = Upload(args.w);
-    args.db = Upload(args.b);
-    return args;
-  }
-
   void ExpectResults(const ExecutionOutput& output, const Arguments& args) {
     ASSERT_EQ(output.result_count(), 3);
-    Expected want = Reference(args.x, args.w, args.b);
+    MlpResults want = MlpReference(args.x, args.w, args.b);
     ExpectNear(Download<float>(output.result(0)), want.z, "z");
     ExpectNear(Download<float>(output.result(1)), want.sums, "sums");
     ExpectNear(Download<float>(output.result(2)), want.last_row, "last_row");
@@ -156,7 +52,7 @@ class GpuExecutableTest : public RuntimeTest {
 
 TEST_P(GpuExecutableTest, ComputesKnownFunctionTwiceWithDifferentArguments) {
   std::unique_ptr<GpuExecutable> executable =
-      BuildExecutable(BiasReluScaleKernel(kM, kN));
+      BuildExecutable();
   std::mt19937 rng(11);
   std::vector<ExecutionOutput> outputs;
   for (int run = 0; run < 2; ++run) {
@@ -192,7 +88,7 @@ TEST_P(GpuExecutableTest, ComputesKnownFunctionTwiceWithDifferentArguments) {
 
 TEST_P(GpuExecutableTest, RunsOnTwoStreamsAtOnce) {
   std::unique_ptr<GpuExecutable> executable =
-      BuildExecutable(BiasReluScaleKernel(kM, kN));
+      BuildExecutable();
   auto second = executor_->CreateStream();
   ASSERT_TRUE(second.ok()) << second.status();
   std::mt19937 rng(12);
@@ -211,7 +107,7 @@ TEST_P(GpuExecutableTest, RunsOnTwoStreamsAtOnce) {
 
 TEST_P(GpuExecutableTest, ConstantsAndKernelsAreSetUpOncePerExecutor) {
   std::unique_ptr<GpuExecutable> executable =
-      BuildExecutable(BiasReluScaleKernel(kM, kN));
+      BuildExecutable();
   std::mt19937 rng(13);
   Arguments args = RandomArguments(rng);
   for (int run = 0; run < 3; ++run) {
@@ -246,8 +142,8 @@ TEST_P(GpuExecutableTest, ConstantsAndKernelsAreSetUpOncePerExecutor) {
   auto output = executable->ExecuteAsyncOnStream(options, std::move(inputs));
   ASSERT_TRUE(output.ok()) << output.status();
   XLA_LITE_ASSERT_OK((*stream1)->BlockHostUntilDone());
-  Expected want = Reference(args.x, args.w, args.b);
-  std::vector<float> z(kM * kN);
+  MlpResults want = MlpReference(args.x, args.w, args.b);
+  std::vector<float> z(kMlpM * kMlpN);
   XLA_LITE_ASSERT_OK((*executor1)->SynchronousMemcpyD2H(
       output->result(0), z.size() * sizeof(float), z.data()));
   ExpectNear(z, want.z, "z on device 1");
@@ -278,7 +174,7 @@ TEST_P(GpuExecutableTest, FailedInitializationIsReportedAndFreesDonations) {
 
 TEST_P(GpuExecutableTest, RunOptionsAreChecked) {
   std::unique_ptr<GpuExecutable> executable =
-      BuildExecutable(BiasReluScaleKernel(kM, kN));
+      BuildExecutable();
   std::mt19937 rng(15);
   Arguments args = RandomArguments(rng);
   gpu::RunOptions no_allocator = Options();

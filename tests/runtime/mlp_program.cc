@@ -40,7 +40,7 @@ std::vector<float> MlpScale() {
   return scale;
 }
 
-MlpProgram BuildMlpProgram() {
+MlpProgram BuildMlpProgram(se::KernelSpec bias_kernel) {
   MlpProgram program;
   program.allocations = {
       BufferAllocation::Parameter(kMlpX, X().ByteSize(), 0),
@@ -60,7 +60,7 @@ MlpProgram BuildMlpProgram() {
   program.thunks.push_back(std::make_unique<gpu::GemmThunk>(
       "dot", *gemm, a[kMlpX].GetSlice(), a[kMlpW].GetSlice(), y));
   program.thunks.push_back(std::make_unique<gpu::KernelThunk>(
-      "bias_relu_scale", BiasReluScaleKernel(kMlpM, kMlpN),
+      "bias_relu_scale", std::move(bias_kernel),
       se::LaunchDimensionsFor(kMlpM * kMlpN),
       std::vector<BufferAllocation::Slice>{
           y, a[kMlpB].GetSlice(), a[kMlpScale].GetSlice(), a[kMlpZ].GetSlice()},

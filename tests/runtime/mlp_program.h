@@ -13,9 +13,13 @@
 // Allocation indices are the MlpAllocation values.
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
+#include "tests/runtime/runtime_test_base.h"
+#include "tests/runtime/test_kernels.h"
 #include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/execution_input.h"
 #include "xla_lite/runtime/gpu_executable.h"
 #include "xla_lite/runtime/thunk.h"
 
@@ -43,7 +47,10 @@ struct MlpProgram {
   gpu::ThunkSequence thunks;
 };
 
-MlpProgram BuildMlpProgram();
+// `bias_kernel` is the second thunk's kernel; tests of failure paths pass
+// one that cannot load.
+MlpProgram BuildMlpProgram(
+    se::KernelSpec bias_kernel = BiasReluScaleKernel(kMlpM, kMlpN));
 
 // The program as an executable over `thunks` (the program's own, or a
 // schedule of them); x, w and b are its parameters.
@@ -58,6 +65,34 @@ struct MlpResults {
 MlpResults MlpReference(const std::vector<float>& x,
                         const std::vector<float>& w,
                         const std::vector<float>& b);
+
+// Fixture for suites that execute the program: random arguments uploaded to
+// the test's device.
+class MlpTest : public RuntimeTest {
+ protected:
+  struct Arguments {
+    std::vector<float> x, w, b;
+    se::ScopedDeviceAddress dx, dw, db;
+    std::vector<gpu::ExecutionInput> Borrowed() const {
+      std::vector<gpu::ExecutionInput> inputs;
+      inputs.push_back(gpu::ExecutionInput::Borrowed(dx.cref()));
+      inputs.push_back(gpu::ExecutionInput::Borrowed(dw.cref()));
+      inputs.push_back(gpu::ExecutionInput::Borrowed(db.cref()));
+      return inputs;
+    }
+  };
+
+  Arguments RandomArguments(std::mt19937& rng) {
+    Arguments args;
+    args.x = RandomFloats(kMlpM * kMlpK, rng);
+    args.w = RandomFloats(kMlpK * kMlpN, rng);
+    args.b = RandomFloats(kMlpN, rng);
+    args.dx = Upload(args.x);
+    args.dw = Upload(args.w);
+    args.db = Upload(args.b);
+    return args;
+  }
+};
 
 }  // namespace xla_lite::testing
 
