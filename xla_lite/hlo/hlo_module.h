@@ -1,0 +1,78 @@
+#ifndef XLA_LITE_HLO_HLO_MODULE_H_
+#define XLA_LITE_HLO_HLO_MODULE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/hlo/shape.h"
+
+namespace xla_lite {
+
+// input_output_alias={ {output_index}: (parameter_number, {parameter_index},
+// may-alias|must-alias) }. Indices are tuple paths ({} is the whole value).
+struct HloInputOutputAlias {
+  std::vector<int64_t> output_index;
+  int64_t parameter_number = 0;
+  std::vector<int64_t> parameter_index;
+  bool must_alias = false;
+};
+
+// entry_computation_layout={(param shapes...)->result shape}, layouts
+// included. Entry parameters and results keep these layouts.
+struct ComputationLayout {
+  std::vector<Shape> parameter_shapes;
+  Shape result_shape;
+};
+
+// A module: computations, one of them the entry. Owns its computations;
+// computations reference each other through to_apply.
+class HloModule {
+ public:
+  explicit HloModule(std::string name);
+  HloModule(const HloModule&) = delete;
+  HloModule& operator=(const HloModule&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
+  HloComputation* AddEntryComputation(
+      std::unique_ptr<HloComputation> computation);
+  HloComputation* entry_computation() const { return entry_; }
+  // Null when none has that name.
+  HloComputation* GetComputation(const std::string& name) const;
+  // In insertion order.
+  std::vector<HloComputation*> computations() const;
+  // Removes computations no instruction of the entry (transitively) calls.
+  void RemoveUnusedComputations();
+
+  const std::vector<HloInputOutputAlias>& input_output_aliases() const {
+    return aliases_;
+  }
+  void set_input_output_aliases(std::vector<HloInputOutputAlias> aliases) {
+    aliases_ = std::move(aliases);
+  }
+  // Set by the parser from the module header, or derived from the entry
+  // computation's parameters and root when the header has none.
+  const ComputationLayout& entry_computation_layout() const { return layout_; }
+  void set_entry_computation_layout(ComputationLayout layout) {
+    layout_ = std::move(layout);
+  }
+
+  // Text the parser reads back.
+  std::string ToString() const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<HloComputation>> computations_;
+  HloComputation* entry_ = nullptr;
+  std::vector<HloInputOutputAlias> aliases_;
+  ComputationLayout layout_;
+};
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_HLO_HLO_MODULE_H_

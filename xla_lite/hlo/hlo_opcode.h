@@ -1,0 +1,83 @@
+#ifndef XLA_LITE_HLO_HLO_OPCODE_H_
+#define XLA_LITE_HLO_HLO_OPCODE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace xla_lite {
+
+// Every opcode the parser knows, with its HLO text spelling. The compiler
+// supports a subset and names the rest in its error.
+#define XLA_LITE_HLO_OPCODE_LIST(V)          \
+  V(kAbs, "abs")                             \
+  V(kAdd, "add")                             \
+  V(kAnd, "and")                             \
+  V(kBitcast, "bitcast")                     \
+  V(kBroadcast, "broadcast")                 \
+  V(kCall, "call")                           \
+  V(kCeil, "ceil")                           \
+  V(kClamp, "clamp")                         \
+  V(kCompare, "compare")                     \
+  V(kConcatenate, "concatenate")             \
+  V(kConstant, "constant")                   \
+  V(kConvert, "convert")                     \
+  V(kCopy, "copy")                           \
+  V(kCos, "cosine")                          \
+  V(kDivide, "divide")                       \
+  V(kDot, "dot")                             \
+  V(kExp, "exponential")                     \
+  V(kExpm1, "exponential-minus-one")         \
+  V(kFloor, "floor")                         \
+  V(kFusion, "fusion")                       \
+  V(kGetTupleElement, "get-tuple-element")   \
+  V(kIota, "iota")                           \
+  V(kIsFinite, "is-finite")                  \
+  V(kLog, "log")                             \
+  V(kLog1p, "log-plus-one")                  \
+  V(kLogistic, "logistic")                   \
+  V(kMaximum, "maximum")                     \
+  V(kMinimum, "minimum")                     \
+  V(kMultiply, "multiply")                   \
+  V(kNegate, "negate")                       \
+  V(kNot, "not")                             \
+  V(kOr, "or")                               \
+  V(kParameter, "parameter")                 \
+  V(kPower, "power")                         \
+  V(kReduce, "reduce")                       \
+  V(kRemainder, "remainder")                 \
+  V(kReshape, "reshape")                     \
+  V(kReverse, "reverse")                     \
+  V(kRsqrt, "rsqrt")                         \
+  V(kSelect, "select")                       \
+  V(kSign, "sign")                           \
+  V(kSin, "sine")                            \
+  V(kSlice, "slice")                         \
+  V(kSqrt, "sqrt")                           \
+  V(kSubtract, "subtract")                   \
+  V(kTanh, "tanh")                           \
+  V(kTranspose, "transpose")                 \
+  V(kTuple, "tuple")                         \
+  V(kXor, "xor")
+
+enum class HloOpcode {
+#define XLA_LITE_DECLARE_OPCODE(enum_name, text) enum_name,
+  XLA_LITE_HLO_OPCODE_LIST(XLA_LITE_DECLARE_OPCODE)
+#undef XLA_LITE_DECLARE_OPCODE
+};
+
+absl::string_view HloOpcodeString(HloOpcode opcode);
+// NOT_FOUND naming the text when no opcode has that spelling.
+absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text);
+
+// Elementwise: the output element at an index depends only on the operand
+// elements at the same index (unary, binary, compare, select, clamp,
+// convert).
+bool IsElementwise(HloOpcode opcode);
+bool IsElementwiseUnary(HloOpcode opcode);
+bool IsElementwiseBinary(HloOpcode opcode);
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_HLO_HLO_OPCODE_H_

@@ -1,0 +1,73 @@
+#ifndef XLA_LITE_HLO_LITERAL_H_
+#define XLA_LITE_HLO_LITERAL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "xla_lite/hlo/shape.h"
+
+namespace xla_lite {
+
+// A host array: an array shape (default layout, row-major) and its bytes.
+// Constants in HLO, arguments and results read from or written to .npy files.
+// f16 and bf16 elements are stored as their raw 16-bit patterns; pred as one
+// byte (0 or 1).
+class Literal {
+ public:
+  Literal() = default;
+  // Zero-filled.
+  explicit Literal(Shape shape);
+  Literal(Shape shape, std::vector<uint8_t> bytes);
+
+  template <typename T>
+  static Literal CreateR0(PrimitiveType type, T value);
+  // Elements converted from double to the shape's element type.
+  static Literal FromDoubles(Shape shape, absl::Span<const double> values);
+
+  const Shape& shape() const { return shape_; }
+  int64_t element_count() const { return shape_.ElementCount(); }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  std::vector<uint8_t>& mutable_bytes() { return bytes_; }
+
+  template <typename T>
+  absl::Span<const T> data() const {
+    return absl::MakeConstSpan(reinterpret_cast<const T*>(bytes_.data()),
+                               bytes_.size() / sizeof(T));
+  }
+  template <typename T>
+  absl::Span<T> mutable_data() {
+    return absl::MakeSpan(reinterpret_cast<T*>(bytes_.data()),
+                          bytes_.size() / sizeof(T));
+  }
+
+  // Element i (row-major) converted to or from double, whatever the type.
+  double GetAsDouble(int64_t i) const;
+  void SetFromDouble(int64_t i, double value);
+
+  // "f32[2] {1, 2}"; long arrays are elided.
+  std::string ToString() const;
+
+ private:
+  Shape shape_;
+  std::vector<uint8_t> bytes_;
+};
+
+template <typename T>
+Literal Literal::CreateR0(PrimitiveType type, T value) {
+  Literal literal(Shape::Array(type, {}));
+  literal.SetFromDouble(0, static_cast<double>(value));
+  return literal;
+}
+
+// IEEE half and bfloat16 conversions (round to nearest even).
+float HalfToFloat(uint16_t bits);
+uint16_t FloatToHalf(float value);
+float BF16ToFloat(uint16_t bits);
+uint16_t FloatToBF16(float value);
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_HLO_LITERAL_H_

@@ -1,0 +1,26 @@
+#ifndef XLA_LITE_HLO_NPY_H_
+#define XLA_LITE_HLO_NPY_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla_lite/hlo/literal.h"
+
+namespace xla_lite {
+
+// NumPy .npy files (format versions 1.0 to 3.0), little-endian, C order:
+// <f4, <f2, <i4, <i8, |b1, |u1, and bfloat16 as written by ml_dtypes
+// ('<V2' with the descr 'bfloat16' is not portable, so bf16 arrays are
+// written and read as '<u2' only when the caller names bf16).
+absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
+                                 absl::string_view source_name = "<npy>");
+std::string SerializeNpy(const Literal& literal);
+
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+absl::Status WriteNpyFile(const std::string& path, const Literal& literal);
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_HLO_NPY_H_

@@ -1,0 +1,72 @@
+#ifndef XLA_LITE_HLO_SHAPE_H_
+#define XLA_LITE_HLO_SHAPE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xla_lite/runtime/shape.h"
+
+namespace xla_lite {
+
+using gpu::PrimitiveType;
+
+// The shape of an HLO value: a dense array with a layout, or a tuple of
+// shapes. The layout lists dimensions from most minor to most major, as HLO
+// text writes it ({1,0} is row-major for rank 2).
+class Shape {
+ public:
+  // f32[] with the default layout.
+  Shape() = default;
+  // An array with the default (row-major) layout.
+  static Shape Array(PrimitiveType type, std::vector<int64_t> dimensions);
+  static Shape Array(PrimitiveType type, std::vector<int64_t> dimensions,
+                     std::vector<int64_t> minor_to_major);
+  static Shape Tuple(std::vector<Shape> elements);
+
+  bool IsTuple() const { return is_tuple_; }
+  bool IsArray() const { return !is_tuple_; }
+
+  // Arrays only.
+  PrimitiveType element_type() const { return element_type_; }
+  const std::vector<int64_t>& dimensions() const { return dimensions_; }
+  int64_t dimensions(int64_t i) const { return dimensions_.at(i); }
+  int64_t rank() const { return dimensions_.size(); }
+  const std::vector<int64_t>& minor_to_major() const { return minor_to_major_; }
+  bool HasDefaultLayout() const;
+  void SetDefaultLayout();
+  void set_element_type(PrimitiveType type) { element_type_ = type; }
+  int64_t ElementCount() const;
+  int64_t ByteSize() const;  // Arrays: elements * width. Tuples: 0.
+  // The runtime's view (element type and dimensions); CHECKs IsArray().
+  gpu::Shape ToRuntimeShape() const;
+
+  // Tuples only.
+  const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
+  const Shape& tuple_shapes(int64_t i) const { return tuple_shapes_.at(i); }
+  int64_t tuple_shapes_size() const { return tuple_shapes_.size(); }
+
+  // "f32[2,3]", "(f32[2], s32[])"; with the layout: "f32[2,3]{1,0}".
+  std::string ToString(bool print_layout = false) const;
+
+  // Same element types and dimensions, layouts ignored.
+  bool Compatible(const Shape& other) const;
+  // Compatible and the same layouts.
+  bool operator==(const Shape& other) const;
+  bool operator!=(const Shape& other) const { return !(*this == other); }
+
+ private:
+  bool is_tuple_ = false;
+  PrimitiveType element_type_ = PrimitiveType::kF32;
+  std::vector<int64_t> dimensions_;
+  std::vector<int64_t> minor_to_major_;
+  std::vector<Shape> tuple_shapes_;
+};
+
+// The element type named as HLO text spells it ("f32", "pred", ...);
+// INVALID_ARGUMENT for an unknown name is the caller's to produce.
+bool ParsePrimitiveType(const std::string& name, PrimitiveType* type);
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_HLO_SHAPE_H_
