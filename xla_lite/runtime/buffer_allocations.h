@@ -29,6 +29,9 @@ class BufferAllocations {
   se::DeviceAddressBase GetDeviceAddress(
       const BufferAllocation::Slice& slice) const;
 
+  // By allocation index.
+  const std::vector<se::DeviceAddressBase>& buffers() const { return buffers_; }
+
   std::string ToString() const;
 
  private:

@@ -63,6 +63,22 @@ std::vector<std::vector<int64_t>> ThunkAllocations(
   return positions;
 }
 
+// By position in `allocations`: whether some thunk writes it.
+std::vector<bool> WrittenAllocations(
+    const ThunkSequence& thunks,
+    const std::vector<BufferAllocation::Index>& allocations) {
+  std::vector<bool> written(allocations.size(), false);
+  for (const auto& thunk : thunks) {
+    for (const BufferUse& use : thunk->buffer_uses()) {
+      if (use.access != BufferUse::Access::kWrite) continue;
+      auto it = std::lower_bound(allocations.begin(), allocations.end(),
+                                 use.slice.index());
+      written[it - allocations.begin()] = true;
+    }
+  }
+  return written;
+}
+
 std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
   CommandDependencies tracker;
   std::vector<std::vector<int64_t>> dependencies;
@@ -129,8 +145,11 @@ double MicrosSince(absl::Time start) {
 
 }  // namespace
 
-CommandBufferThunk::ExecutorState::ExecutorState(int64_t thunk_count,
-                                                 int64_t trace_cache_capacity) {
+CommandBufferThunk::ExecutorState::ExecutorState(
+    int64_t thunk_count, int64_t trace_cache_capacity,
+    std::vector<BufferAllocation::Index> allocations,
+    std::vector<bool> written)
+    : stabilizer(std::move(allocations), std::move(written)) {
   for (int64_t i = 0; i < thunk_count; ++i) {
     trace_caches.push_back(std::make_unique<TraceCache>(trace_cache_capacity));
   }
@@ -142,6 +161,7 @@ CommandBufferThunk::CommandBufferThunk(std::string name, ThunkSequence thunks)
           std::move(name), CheckRecordable(std::move(thunks)))),
       allocations_(UsedAllocations(sequence_->thunks())),
       thunk_allocations_(ThunkAllocations(sequence_->thunks(), allocations_)),
+      written_(WrittenAllocations(sequence_->thunks(), allocations_)),
       dependencies_(Dependencies(sequence_->thunks())) {}
 
 CommandBufferThunk::~CommandBufferThunk() {
@@ -168,7 +188,8 @@ absl::Status CommandBufferThunk::Initialize(const InitializeParams& params) {
           ? 0
           : params.debug_options->xla_gpu_command_buffer_trace_cache_size();
   states_.emplace(params.executor,
-                  std::make_unique<ExecutorState>(thunks().size(), capacity));
+                  std::make_unique<ExecutorState>(thunks().size(), capacity,
+                                                  allocations_, written_));
   int64_t edges = 0;
   for (const auto& deps : dependencies_) edges += deps.size();
   VLOG(1) << ToString() << ": " << thunks().size() << " commands, " << edges
@@ -208,16 +229,25 @@ absl::Status CommandBufferThunk::Execute(ExecutorState& state,
     VLOG(3) << ToString() << ": execution " << state.executions
             << ": warmup, op by op";
     RETURN_IF_ERROR(RunOpByOp(params));
+    state.stabilizer.RememberWarmup(*params.buffer_allocations);
     state.warmed_up = true;
     return absl::OkStatus();
   }
-  if (state.command_buffer == nullptr && !state.unsupported) {
-    RETURN_IF_ERROR(Record(state, params));
-  } else if (state.command_buffer != nullptr) {
-    RETURN_IF_ERROR(UpdateMoved(state, params));
-  }
   if (state.unsupported) return RunOpByOp(params);
-  return Submit(state, params);
+  // Stabilized parameters replace the caller's addresses before anything
+  // compares or records addresses, so traced commands see them too.
+  ASSIGN_OR_RETURN(ParameterStabilizer::Plan plan,
+                   state.stabilizer.Prepare(params, state.addresses));
+  ExecuteParams stable = params;
+  if (plan.buffers.has_value()) stable.buffer_allocations = &*plan.buffers;
+  if (state.command_buffer == nullptr) {
+    RETURN_IF_ERROR(Record(state, stable));
+  } else {
+    RETURN_IF_ERROR(UpdateMoved(state, stable));
+  }
+  RETURN_IF_ERROR(state.unsupported ? RunOpByOp(stable)
+                                    : Submit(state, stable));
+  return state.stabilizer.CopyBack(plan, params);
 }
 
 absl::Status CommandBufferThunk::RunOpByOp(const ExecuteParams& params) {

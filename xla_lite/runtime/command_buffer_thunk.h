@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "stream_executor/command_buffer.h"
 #include "stream_executor/stream_executor.h"
+#include "xla_lite/runtime/parameter_stabilizer.h"
 #include "xla_lite/runtime/sequential_thunk.h"
 #include "xla_lite/runtime/thunk.h"
 #include "xla_lite/runtime/trace_cache.h"
@@ -32,6 +33,12 @@ namespace xla_lite::gpu {
 //      moved: update the commands that use a moved allocation, then
 //      submit. Traced commands take the trace for their new addresses from
 //      a TraceCache, so cycling through a few buffer sets stops re-tracing.
+//
+// With parameter stabilization (DebugOptions, and stable buffers from the
+// executable in ExecuteParams), an entry parameter whose address moves is
+// copied into a stable buffer instead, and the commands keep pointing there
+// (see ParameterStabilizer): a caller with a new batch buffer every step
+// then costs one copy per step, not an update and a re-trace.
 //
 // A failed record leaves nothing behind and a failed update discards the
 // command buffer (half updated, it matches no addresses, and a GPU command
@@ -67,7 +74,9 @@ class CommandBufferThunk : public Thunk {
 
  private:
   struct ExecutorState {
-    ExecutorState(int64_t thunk_count, int64_t trace_cache_capacity);
+    ExecutorState(int64_t thunk_count, int64_t trace_cache_capacity,
+                  std::vector<BufferAllocation::Index> allocations,
+                  std::vector<bool> written);
 
     absl::Mutex mu;
     bool warmed_up ABSL_GUARDED_BY(mu) = false;
@@ -82,6 +91,7 @@ class CommandBufferThunk : public Thunk {
     // By thunk. They outlive command buffers: a trace stays right for its
     // addresses whatever happens to the buffer it was added to.
     std::vector<std::unique_ptr<TraceCache>> trace_caches ABSL_GUARDED_BY(mu);
+    ParameterStabilizer stabilizer ABSL_GUARDED_BY(mu);
     int64_t executions ABSL_GUARDED_BY(mu) = 0;
     int64_t records ABSL_GUARDED_BY(mu) = 0;
   };
@@ -124,6 +134,8 @@ class CommandBufferThunk : public Thunk {
   const std::vector<BufferAllocation::Index> allocations_;
   // By thunk: positions in `allocations_` of the allocations it uses.
   const std::vector<std::vector<int64_t>> thunk_allocations_;
+  // By position in `allocations_`: whether some thunk writes it.
+  const std::vector<bool> written_;
   const std::vector<std::vector<int64_t>> dependencies_;
 
   // Guards the map only. Entries are added by Initialize and never removed,

@@ -8,7 +8,9 @@ std::string ExecutionStats::ToString() const {
   return absl::StrFormat(
       "executions=%d (failed %d) thunks=%d allocated=%d buffers/%d bytes "
       "freed=%d buffers/%d bytes deallocation_failures=%d donated_reused=%d "
-      "parameter_copies=%d (%d bytes) constants=%d (%d bytes) "
+      "parameter_copies=%d (%d bytes) stabilization: copies=%d (%d bytes) "
+      "copy_backs=%d (%d bytes) cached_buffers=%d cached_results_copied=%d "
+      "constants=%d (%d bytes) "
       "command_buffers: records=%d updates=%d node_updates=%d "
       "instantiations=%d reinstantiations=%d traces=%d trace_cache_hits=%d "
       "launches=%d",
@@ -16,7 +18,10 @@ std::string ExecutionStats::ToString() const {
       buffers_allocated.load(), bytes_allocated.load(), buffers_freed.load(),
       bytes_freed.load(), deallocation_failures.load(),
       donated_buffers_reused.load(), parameter_copies.load(),
-      parameter_copy_bytes.load(), constants_uploaded.load(),
+      parameter_copy_bytes.load(), stabilization_copies.load(),
+      stabilization_copy_bytes.load(), stabilization_copy_backs.load(),
+      stabilization_copy_back_bytes.load(), cached_buffers_used.load(),
+      cached_results_copied.load(), constants_uploaded.load(),
       constant_bytes_uploaded.load(), command_buffer_records.load(),
       command_buffer_updates.load(), command_buffer_node_updates.load(),
       command_buffer_instantiations.load(),

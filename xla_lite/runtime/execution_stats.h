@@ -37,6 +37,20 @@ struct ExecutionStats {
   std::atomic<int64_t> parameter_copies{0};
   std::atomic<int64_t> parameter_copy_bytes{0};
 
+  // Parameter stabilization (CommandBufferThunk): entry parameters whose
+  // address moved, copied into their stable buffers before a launch, and
+  // results copied back from a stable buffer into the caller's donated one.
+  std::atomic<int64_t> stabilization_copies{0};
+  std::atomic<int64_t> stabilization_copy_bytes{0};
+  std::atomic<int64_t> stabilization_copy_backs{0};
+  std::atomic<int64_t> stabilization_copy_back_bytes{0};
+
+  // Buffers served from the executable's cache of stable allocations
+  // instead of the run's allocator, and the results among them copied out
+  // because the caller asked to own them.
+  std::atomic<int64_t> cached_buffers_used{0};
+  std::atomic<int64_t> cached_results_copied{0};
+
   // Constants are counted apart: they live as long as the executable.
   std::atomic<int64_t> constants_uploaded{0};
   std::atomic<int64_t> constant_bytes_uploaded{0};

@@ -8,7 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/allocations_cache.h"
 #include "xla_lite/runtime/buffer_allocations.h"
+#include "xla_lite/runtime/cached_allocator.h"
 #include "xla_lite/runtime/executable_validation.h"
 
 namespace xla_lite::gpu {
@@ -18,7 +20,8 @@ struct GpuExecutable::RunState {
   explicit RunState(int64_t allocation_count)
       : addresses(allocation_count),
         owned(allocation_count),
-        donated(allocation_count, false) {}
+        donated(allocation_count, false),
+        cached(allocation_count, false) {}
 
   std::vector<se::DeviceAddressBase> addresses;
   // Memory the execution owns: temps, outputs, parameter copies and donated
@@ -26,8 +29,40 @@ struct GpuExecutable::RunState {
   std::vector<se::ScopedDeviceAddress> owned;
   // Parameter allocations whose buffer the caller donated.
   std::vector<bool> donated;
+  // Allocations served from the executor's cache, which keeps owning them.
+  std::vector<bool> cached;
+  // The run's allocator wrapped around the executor's cache; null when the
+  // executable uses no cache.
+  std::unique_ptr<CachedAllocator> cached_allocator;
+  // Cached buffers the cache replaced during the run; torn down with it.
+  std::vector<se::ScopedDeviceAddress> retired;
+  int device_ordinal = 0;
   int64_t bytes_allocated = 0;
 };
+
+// The stable parameter buffers CommandBufferThunks copy moved parameters
+// into, for one run: entries of the executor's cache.
+class GpuExecutable::RunStableBuffers : public StableBuffers {
+ public:
+  RunStableBuffers(const GpuExecutable& executable, RunState& run)
+      : executable_(executable), run_(run) {}
+
+  bool IsEntryParameter(BufferAllocation::Index index) const override {
+    return executable_.allocations_[index].is_entry_parameter();
+  }
+  absl::StatusOr<se::DeviceAddressBase> Get(
+      BufferAllocation::Index index) override {
+    return run_.cached_allocator->AllocateCached(
+        index, executable_.allocations_[index].size(), run_.retired);
+  }
+
+ private:
+  const GpuExecutable& executable_;
+  RunState& run_;
+};
+
+GpuExecutable::ExecutorState::ExecutorState() = default;
+GpuExecutable::ExecutorState::~ExecutorState() = default;
 
 namespace {
 
@@ -95,14 +130,22 @@ GpuExecutable::GpuExecutable(
       parameter_allocations_(std::move(parameter_allocations)),
       signature_(std::move(params.signature)),
       debug_options_(std::move(params.debug_options)),
+      use_cached_allocs_(
+          debug_options_.xla_gpu_command_buffer_use_cached_allocs()),
+      stabilize_parameters_(
+          debug_options_.xla_gpu_command_buffer_parameter_stabilization() !=
+          DebugOptions::PARAMETER_STABILIZATION_NONE),
       stats_(std::make_shared<ExecutionStats>()),
       deallocator_(std::make_shared<DeferredDeallocator>()) {}
 
 GpuExecutable::~GpuExecutable() {
-  // Constants and loaded kernels may be in use by queued work until every
-  // execution has completed.
+  // Constants, cached buffers and loaded kernels may be in use by queued
+  // work until every execution has completed.
   absl::Status status = deallocator_->WaitAndFreeAll();
   if (!status.ok()) LOG(ERROR) << module_name_ << ": " << status;
+  for (const absl::Status& failure : ReleaseCaches()) {
+    LOG(ERROR) << module_name_ << ": " << failure;
+  }
   absl::MutexLock lock(&executors_mu_);
   for (auto& [executor, state] : executors_) {
     status = FreeBuffers(state->constants, /*stats=*/nullptr);
@@ -124,16 +167,41 @@ absl::StatusOr<ExecutionOutput> GpuExecutable::ExecuteAsyncOnStream(
   std::shared_ptr<ExecutionStats> stats =
       options.stats != nullptr ? options.stats : stats_;
   deallocator_->Poll();
+  absl::StatusOr<ExecutorState*> state =
+      GetOrInitializeExecutorState(options.stream, stats.get());
+  if (!state.ok() || (*state)->cache == nullptr) {
+    return Execute(options, arguments, std::move(stats),
+                   state.ok() ? *state : nullptr, state.status(),
+                   /*ordered=*/false);
+  }
+  absl::MutexLock lock(&(*state)->order_mu);
+  return Execute(options, arguments, std::move(stats), *state,
+                 absl::OkStatus(), /*ordered=*/true);
+}
 
+absl::StatusOr<ExecutionOutput> GpuExecutable::Execute(
+    const RunOptions& options, std::vector<ExecutionInput>& arguments,
+    std::shared_ptr<ExecutionStats> stats, ExecutorState* state,
+    absl::Status state_status, bool ordered)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS /* `ordered` says order_mu is held */ {
   RunState run(allocations_.size());
-  absl::Status status = Run(options, arguments, stats.get(), run);
+  absl::Status status = state_status;
+  if (status.ok() && ordered && state->last_done != nullptr &&
+      state->last_stream != options.stream) {
+    status = options.stream->WaitFor(state->last_done.get());
+  }
+  if (status.ok()) status = Run(options, arguments, *state, stats.get(), run);
   std::shared_ptr<se::Event> done;
   absl::Status recorded = RecordCompletion(options.stream, &done);
+  if (ordered) {
+    state->last_done = done;
+    state->last_stream = options.stream;
+  }
 
   ExecutionOutput output;
   if (status.ok() && recorded.ok()) output = MakeOutput(run, done, stats);
   // Also on failure: work enqueued before it may use these buffers.
-  std::vector<se::ScopedDeviceAddress> teardown;
+  std::vector<se::ScopedDeviceAddress> teardown = std::move(run.retired);
   for (se::ScopedDeviceAddress& buffer : run.owned) {
     if (!buffer.is_null()) teardown.push_back(std::move(buffer));
   }
@@ -153,6 +221,78 @@ absl::StatusOr<ExecutionOutput> GpuExecutable::ExecuteAsyncOnStream(
           << ", " << run.bytes_allocated << " bytes allocated";
   VLOG(1) << module_name_ << ": " << stats->ToString();
   return output;
+}
+
+absl::StatusOr<se::DeviceAddressBase> GpuExecutable::StableParameterBuffer(
+    const RunOptions& options, int64_t parameter_number) {
+  RETURN_IF_ERROR(CheckRunOptions(options));
+  if (debug_options_.xla_gpu_command_buffer_parameter_stabilization() !=
+      DebugOptions::PARAMETER_STABILIZATION_STAGED) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: stable parameter buffers are handed out only with "
+        "PARAMETER_STABILIZATION_STAGED",
+        module_name_));
+  }
+  if (parameter_number < 0 ||
+      parameter_number >= parameter_allocations_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: no parameter %d; there are %d", module_name_,
+                        parameter_number, parameter_allocations_.size()));
+  }
+  ASSIGN_OR_RETURN(ExecutorState * state,
+                   GetOrInitializeExecutorState(options.stream, stats_.get()));
+  const BufferAllocation& allocation =
+      allocations_[parameter_allocations_[parameter_number]];
+  std::vector<se::ScopedDeviceAddress> retired;
+  ASSIGN_OR_RETURN(se::DeviceAddressBase buffer,
+                   state->cache->GetOrAllocate(allocation.index(),
+                                               allocation.size(),
+                                               *options.allocator, retired));
+  // Sizes never change for one allocation, so nothing is ever replaced.
+  CHECK(retired.empty());
+  return buffer;
+}
+
+absl::Status GpuExecutable::ReleaseCachedAllocations() {
+  std::vector<absl::Status> failures;
+  absl::Status waited = deallocator_->WaitAndFreeAll();
+  if (!waited.ok()) failures.push_back(waited);
+  for (absl::Status& failure : ReleaseCaches()) failures.push_back(failure);
+  if (failures.empty()) return absl::OkStatus();
+  std::string message = absl::StrFormat(
+      "%s: %d failures releasing cached allocations:", module_name_,
+      failures.size());
+  for (const absl::Status& failure : failures) {
+    absl::StrAppend(&message, "\n  ", failure.ToString());
+  }
+  return absl::Status(failures.front().code(), message);
+}
+
+std::vector<absl::Status> GpuExecutable::ReleaseCaches() {
+  std::vector<absl::Status> failures;
+  absl::MutexLock lock(&executors_mu_);
+  for (auto& [executor, state] : executors_) {
+    if (state->cache == nullptr) continue;
+    absl::MutexLock order(&state->order_mu);
+    // The last execution on the device covers all earlier ones, which it
+    // waited for.
+    if (state->last_done != nullptr) {
+      absl::Status done = state->last_done->Synchronize();
+      if (!done.ok()) done = executor->SynchronizeAllActivity();
+      if (!done.ok()) {
+        failures.push_back(absl::Status(
+            done.code(),
+            absl::StrFormat("device %d: cached buffers kept, since its work "
+                            "could not be waited for: %s",
+                            executor->device_ordinal(), done.message())));
+        continue;
+      }
+    }
+    for (absl::Status& failure : state->cache->ReleaseAll()) {
+      failures.push_back(std::move(failure));
+    }
+  }
+  return failures;
 }
 
 absl::Status GpuExecutable::CheckRunOptions(const RunOptions& options) const {
@@ -211,16 +351,20 @@ absl::Status GpuExecutable::CheckArguments(
 
 absl::Status GpuExecutable::Run(const RunOptions& options,
                                 std::vector<ExecutionInput>& arguments,
-                                ExecutionStats* stats, RunState& run) {
+                                ExecutorState& state, ExecutionStats* stats,
+                                RunState& run) {
   RETURN_IF_ERROR(CheckArguments(arguments));
   se::StreamExecutor* executor = options.stream->parent();
   RETURN_IF_ERROR(thunks_->Prepare(Thunk::PrepareParams{executor}));
-  ASSIGN_OR_RETURN(const ExecutorState* state,
-                   GetOrInitializeExecutorState(options.stream, stats));
+  run.device_ordinal = executor->device_ordinal();
+  if (state.cache != nullptr) {
+    run.cached_allocator = std::make_unique<CachedAllocator>(
+        options.allocator, state.cache.get());
+  }
   for (const BufferAllocation& allocation : allocations_) {
     ASSIGN_OR_RETURN(run.addresses[allocation.index()],
                      BufferForAllocation(allocation, options, arguments,
-                                         *state, stats, run));
+                                         state, stats, run));
   }
   BufferAllocations buffers(run.addresses, DeviceOrdinal(options));
   VLOG(3) << module_name_ << ": buffers " << buffers.ToString();
@@ -229,7 +373,26 @@ absl::Status GpuExecutable::Run(const RunOptions& options,
   params.stream = options.stream;
   params.debug_options = &debug_options_;
   params.stats = stats;
-  return thunks_->ExecuteOnStream(params);
+  RunStableBuffers stable_buffers(*this, run);
+  if (stabilize_parameters_) params.stable_buffers = &stable_buffers;
+  RETURN_IF_ERROR(thunks_->ExecuteOnStream(params));
+  return CopyCachedResults(options, stats, run);
+}
+
+absl::Status GpuExecutable::CopyCachedResults(const RunOptions& options,
+                                              ExecutionStats* stats,
+                                              RunState& run) {
+  if (!options.copy_cached_results) return absl::OkStatus();
+  for (BufferAllocation::Index index : output_allocations_) {
+    if (!run.cached[index] || !run.owned[index].is_null()) continue;
+    int64_t size = allocations_[index].size();
+    ASSIGN_OR_RETURN(run.owned[index],
+                     options.allocator->Allocate(DeviceOrdinal(options), size));
+    RETURN_IF_ERROR(options.stream->Memcpy(run.owned[index].ptr(),
+                                           run.addresses[index], size));
+    ++stats->cached_results_copied;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<se::DeviceAddressBase> GpuExecutable::BufferForAllocation(
@@ -248,6 +411,7 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::BufferForAllocation(
       break;
   }
   if (allocation.size() == 0) return se::DeviceAddressBase();
+  if (use_cached_allocs_) return CachedBuffer(allocation, stats, run);
   ASSIGN_OR_RETURN(
       se::ScopedDeviceAddress buffer,
       options.allocator->Allocate(DeviceOrdinal(options), allocation.size()));
@@ -274,6 +438,18 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::ParameterBuffer(
   }
   // The thunks write the aliased output into this allocation, and the
   // caller kept the buffer, so the execution works on a copy.
+  if (use_cached_allocs_) {
+    ASSIGN_OR_RETURN(se::DeviceAddressBase copy,
+                     CachedBuffer(allocation, stats, run));
+    // A caller that passes back the view of an earlier result has nothing
+    // to protect: that buffer is the cache's.
+    if (copy == argument.buffer()) return copy;
+    RETURN_IF_ERROR(
+        options.stream->Memcpy(&copy, argument.buffer(), allocation.size()));
+    ++stats->parameter_copies;
+    stats->parameter_copy_bytes += allocation.size();
+    return copy;
+  }
   ASSIGN_OR_RETURN(
       run.owned[index],
       options.allocator->Allocate(DeviceOrdinal(options), allocation.size()));
@@ -287,6 +463,16 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::ParameterBuffer(
   return run.owned[index].cref();
 }
 
+absl::StatusOr<se::DeviceAddressBase> GpuExecutable::CachedBuffer(
+    const BufferAllocation& allocation, ExecutionStats* stats, RunState& run) {
+  ASSIGN_OR_RETURN(se::DeviceAddressBase buffer,
+                   run.cached_allocator->AllocateCached(
+                       allocation.index(), allocation.size(), run.retired));
+  run.cached[allocation.index()] = true;
+  ++stats->cached_buffers_used;
+  return buffer;
+}
+
 ExecutionOutput GpuExecutable::MakeOutput(
     RunState& run, std::shared_ptr<se::Event> done,
     std::shared_ptr<ExecutionStats> stats) {
@@ -294,7 +480,13 @@ ExecutionOutput GpuExecutable::MakeOutput(
   std::vector<std::optional<int64_t>> aliased_parameters;
   for (int64_t i = 0; i < output_allocations_.size(); ++i) {
     BufferAllocation::Index index = output_allocations_[i];
-    results.push_back(std::move(run.owned[index]));
+    if (run.owned[index].is_null() && run.cached[index]) {
+      // A view: the cache keeps owning the buffer.
+      results.emplace_back(run.addresses[index], run.device_ordinal,
+                           /*allocator=*/nullptr);
+    } else {
+      results.push_back(std::move(run.owned[index]));
+    }
     std::optional<int64_t> parameter;
     if (run.donated[index]) {
       parameter = allocations_[index].parameter_number();
@@ -306,7 +498,7 @@ ExecutionOutput GpuExecutable::MakeOutput(
                          std::move(done), deallocator_, std::move(stats));
 }
 
-absl::StatusOr<const GpuExecutable::ExecutorState*>
+absl::StatusOr<GpuExecutable::ExecutorState*>
 GpuExecutable::GetOrInitializeExecutorState(se::Stream* stream,
                                             ExecutionStats* stats) {
   // One lock for lookup and initialization: initialization happens once per
@@ -316,7 +508,7 @@ GpuExecutable::GetOrInitializeExecutorState(se::Stream* stream,
   if (it != executors_.end()) return it->second.get();
   ASSIGN_OR_RETURN(std::unique_ptr<ExecutorState> state,
                    InitializeExecutor(stream, stats));
-  const ExecutorState* result = state.get();
+  ExecutorState* result = state.get();
   executors_.emplace(stream->parent(), std::move(state));
   return result;
 }
@@ -326,6 +518,10 @@ GpuExecutable::InitializeExecutor(se::Stream* stream, ExecutionStats* stats) {
   se::StreamExecutor* executor = stream->parent();
   auto state = std::make_unique<ExecutorState>();
   state->allocator = std::make_unique<se::StreamExecutorAllocator>(executor);
+  if (use_cached_allocs_ || stabilize_parameters_) {
+    state->cache =
+        std::make_unique<AllocationsCache>(executor->device_ordinal());
+  }
   state->constants.resize(allocations_.size());
   for (const BufferAllocation& allocation : allocations_) {
     if (!allocation.is_constant() || allocation.size() == 0) continue;

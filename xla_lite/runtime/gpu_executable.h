@@ -24,6 +24,8 @@
 
 namespace xla_lite::gpu {
 
+class AllocationsCache;
+
 // A compiled program: a sequence of thunks over a buffer assignment, plus
 // the entry signature callers see. Thread-safe: executions may run
 // concurrently, on several streams and devices.
@@ -36,6 +38,20 @@ namespace xla_lite::gpu {
 // destructor first waits for the work of every execution, on every stream
 // it ran on. Deallocation failures are collected and returned by
 // WaitForOutstandingWork (or logged by the destructor).
+//
+// Cached allocations. With DebugOptions'
+// xla_gpu_command_buffer_use_cached_allocs, temps and results come from a
+// per-device cache keyed by allocation index (an AllocationsCache, private
+// to this class) instead of the run's allocator, so every execution on a
+// device sees the same addresses and recorded command buffers replay
+// without updates. Results served from the cache are views: valid until the
+// next execution on that device, unless RunOptions::copy_cached_results
+// asks for owned copies. With parameter stabilization (COPY or STAGED) each
+// entry parameter also gets a stable buffer there (see CommandBufferThunk).
+// Executions that share cached buffers on one device are ordered on the
+// device: each waits for the previous one, whatever stream it ran on.
+// Cached buffers are allocated from the run's allocator, which must then
+// outlive the executable (or ReleaseCachedAllocations).
 //
 // Per-executor state (constants, loaded kernels) is keyed by executor, so
 // every executor the executable runs on must outlive it.
@@ -73,6 +89,21 @@ class GpuExecutable {
   // free, and returns every deallocation failure not yet reported.
   absl::Status WaitForOutstandingWork();
 
+  // The stable buffer of entry parameter `parameter_number` on the device
+  // of options.stream, allocated from options.allocator on first use.
+  // Under PARAMETER_STABILIZATION_STAGED a training loop writes the next
+  // batch straight into it (on the execution stream, so after the previous
+  // execution has read it) and passes it as the argument: executions then
+  // copy nothing. FAILED_PRECONDITION in other modes.
+  absl::StatusOr<se::DeviceAddressBase> StableParameterBuffer(
+      const RunOptions& options, int64_t parameter_number);
+
+  // Waits for all work, then frees every cached and stable buffer through
+  // the allocator that made it, trying them all. Returns every failure,
+  // each naming the allocation index, size and device. Results served
+  // from the cache are invalid afterwards; later executions allocate anew.
+  absl::Status ReleaseCachedAllocations();
+
   const std::string& module_name() const { return module_name_; }
   const EntrySignature& signature() const { return signature_; }
   absl::Span<const BufferAllocation> allocations() const {
@@ -85,11 +116,25 @@ class GpuExecutable {
  private:
   // What lives on one executor for the executable's whole life.
   struct ExecutorState {
+    ExecutorState();
+    ~ExecutorState();
+
     std::unique_ptr<se::StreamExecutorAllocator> allocator;
     // By allocation index; null except for constants.
     std::vector<se::ScopedDeviceAddress> constants;
+    // Stable buffers: temps and results with cached allocations, entry
+    // parameters' stable copies with stabilization.
+    std::unique_ptr<AllocationsCache> cache;
+
+    // Held from the first buffer an execution takes from `cache` until its
+    // completion event is recorded, so executions sharing those buffers
+    // are enqueued one after another, each after the previous one's event.
+    absl::Mutex order_mu;
+    std::shared_ptr<se::Event> last_done ABSL_GUARDED_BY(order_mu);
+    se::Stream* last_stream ABSL_GUARDED_BY(order_mu) = nullptr;
   };
   struct RunState;
+  class RunStableBuffers;
 
   GpuExecutable(Params params,
                 std::vector<BufferAllocation::Index> parameter_allocations);
@@ -97,19 +142,32 @@ class GpuExecutable {
   // Uploads constants and initializes thunks the first time an executor is
   // seen. The state is published only after everything succeeded, so a
   // failed attempt is retried by the next execution.
-  absl::StatusOr<const ExecutorState*> GetOrInitializeExecutorState(
+  absl::StatusOr<ExecutorState*> GetOrInitializeExecutorState(
       se::Stream* stream, ExecutionStats* stats);
   absl::StatusOr<std::unique_ptr<ExecutorState>> InitializeExecutor(
       se::Stream* stream, ExecutionStats* stats);
 
   absl::Status CheckRunOptions(const RunOptions& options) const;
+
+  // One execution from start to the deferred teardown. `state` is null
+  // when it could not be initialized (`state_status` says why). With
+  // `ordered`, the caller holds state->order_mu.
+  absl::StatusOr<ExecutionOutput> Execute(
+      const RunOptions& options, std::vector<ExecutionInput>& arguments,
+      std::shared_ptr<ExecutionStats> stats, ExecutorState* state,
+      absl::Status state_status, bool ordered);
+  // Frees every cached buffer once all work is done; one status per failure.
+  std::vector<absl::Status> ReleaseCaches();
   absl::Status CheckArguments(absl::Span<const ExecutionInput> arguments) const;
 
   // Everything up to enqueuing the last thunk; the buffers it obtains are
   // recorded in `run` even when it fails, so they can be torn down.
   absl::Status Run(const RunOptions& options,
                    std::vector<ExecutionInput>& arguments,
-                   ExecutionStats* stats, RunState& run);
+                   ExecutorState& state, ExecutionStats* stats, RunState& run);
+  // Results served from the cache, copied into buffers the caller owns.
+  absl::Status CopyCachedResults(const RunOptions& options,
+                                 ExecutionStats* stats, RunState& run);
 
   // The one place that decides where an allocation's memory comes from for
   // an execution: the caller's buffer (or a copy of it) for a parameter,
@@ -119,6 +177,9 @@ class GpuExecutable {
       const BufferAllocation& allocation, const RunOptions& options,
       std::vector<ExecutionInput>& arguments, const ExecutorState& state,
       ExecutionStats* stats, RunState& run);
+  // A cached buffer for `allocation`, counted in `stats` and marked in `run`.
+  absl::StatusOr<se::DeviceAddressBase> CachedBuffer(
+      const BufferAllocation& allocation, ExecutionStats* stats, RunState& run);
   absl::StatusOr<se::DeviceAddressBase> ParameterBuffer(
       const BufferAllocation& allocation, const RunOptions& options,
       ExecutionInput& argument, ExecutionStats* stats, RunState& run);
@@ -134,6 +195,9 @@ class GpuExecutable {
   const std::vector<BufferAllocation::Index> parameter_allocations_;
   const EntrySignature signature_;
   const DebugOptions debug_options_;
+  // Read once from debug_options_.
+  const bool use_cached_allocs_;
+  const bool stabilize_parameters_;
 
   const std::shared_ptr<ExecutionStats> stats_;
   // Shared with ExecutionOutputs, which may outlive the executable.

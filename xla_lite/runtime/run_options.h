@@ -21,6 +21,11 @@ struct RunOptions {
   // Where counters go; null: the executable's own (GpuExecutable::stats()).
   // Shared because deferred deallocations count into it after the call.
   std::shared_ptr<ExecutionStats> stats;
+  // With cached allocations (DebugOptions), results not aliased to a donated
+  // parameter come from the executable's cache and stay valid only until
+  // the next execution on the device. Set this to get them as copies the
+  // caller owns instead.
+  bool copy_cached_results = false;
 };
 
 }  // namespace xla_lite::gpu

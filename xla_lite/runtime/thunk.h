@@ -21,6 +21,20 @@ namespace xla_lite::gpu {
 
 class TraceCache;
 
+// Buffers that keep their address for the executable's whole life, one per
+// entry parameter allocation, on the executing device: what parameter
+// stabilization copies a moved parameter into (see CommandBufferThunk).
+// GpuExecutable provides them for each execution.
+class StableBuffers {
+ public:
+  virtual ~StableBuffers() = default;
+  virtual bool IsEntryParameter(BufferAllocation::Index index) const = 0;
+  // The stable buffer of an entry parameter's allocation, allocated on
+  // first use.
+  virtual absl::StatusOr<se::DeviceAddressBase> Get(
+      BufferAllocation::Index index) = 0;
+};
+
 // How a thunk touches one slice. The executable checks these against the
 // allocation kinds (nothing writes a constant, or a parameter the caller
 // keeps), and command buffers derive the dependencies between their commands
@@ -73,6 +87,8 @@ class Thunk {
     const DebugOptions* debug_options = nullptr;
     // Where counters go; may be null.
     ExecutionStats* stats = nullptr;
+    // For debug_options' parameter stabilization; null: none.
+    StableBuffers* stable_buffers = nullptr;
 
     se::StreamExecutor* executor() const { return stream->parent(); }
   };

@@ -1,0 +1,136 @@
+// Fault injection around cached allocations: every allocation site failing
+// in turn, and deallocations failing at teardown.
+
+#include <memory>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "tests/platform_test_util.h"
+#include "tests/runtime/fault_injecting_allocator.h"
+#include "tests/runtime/train_step_test_base.h"
+
+namespace xla_lite::testing {
+namespace {
+
+using gpu::ExecutionInput;
+using gpu::GpuExecutable;
+
+constexpr int kSteps = 4;
+
+class CachedFaultsTest : public TrainStepTest {
+ protected:
+  // Runs kSteps steps with a new batch buffer each, results copied out of
+  // the cache, starting again from the last good state after a failed
+  // step. Returns the failures; `state` ends as the last good state.
+  std::vector<absl::Status> RunThroughFailures(
+      GpuExecutable& executable, se::DeviceAddressAllocator& allocator,
+      TrainStepState& state) {
+    std::vector<absl::Status> failures;
+    auto batches = Batches(kSteps, 31);
+    gpu::RunOptions options = Options(&allocator);
+    options.copy_cached_results = true;
+    std::vector<se::ScopedDeviceAddress> keep;
+    for (int step = 0; step < kSteps; ++step) {
+      keep.push_back(Upload(batches[step]));
+      std::vector<ExecutionInput> inputs;
+      inputs.push_back(ExecutionInput::Borrowed(keep.back().cref()));
+      inputs.push_back(ExecutionInput::Donated(Upload(state.w)));
+      inputs.push_back(ExecutionInput::Donated(Upload(state.b)));
+      auto output = executable.ExecuteAsyncOnStream(options, std::move(inputs));
+      if (!output.ok()) {
+        failures.push_back(output.status());
+        continue;
+      }
+      EXPECT_TRUE(output->BlockUntilReady().ok());
+      TrainStepState expected = TrainStepReference(batches[step], state);
+      state = {Download<float>(output->result(0)),
+               Download<float>(output->result(1)),
+               Download<float>(output->result(2))};
+      ExpectNear(state.w, expected.w, 2e-4f);
+      ExpectNear(state.loss, expected.loss, 2e-4f);
+    }
+    return failures;
+  }
+};
+
+TEST_P(CachedFaultsTest, EachFailingAllocationIsReportedRetriedAndNotLeaked) {
+  for (int64_t call = 1;; ++call) {
+    SCOPED_TRACE(absl::StrCat("failing allocation call ", call));
+    FaultInjectingAllocator allocator(executor_);
+    allocator.FailAllocateCalls({call});
+    auto executable =
+        Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
+    TrainStepState state = InitialState(32);
+    std::vector<absl::Status> failures =
+        RunThroughFailures(*executable, allocator, state);
+    bool reached = allocator.allocations() + 1 >= call;
+    if (!reached || failures.empty()) {
+      // The run made fewer calls than `call`: every site has been tried.
+      EXPECT_TRUE(failures.empty());
+      EXPECT_GE(call, 4) << "too few allocation sites exercised";
+      break;
+    }
+    // One failure, clearly worded; every other step, the retries included,
+    // succeeded with the right values (checked in RunThroughFailures).
+    ASSERT_EQ(failures.size(), 1);
+    EXPECT_FALSE(failures[0].message().empty());
+    EXPECT_TRUE(absl::StrContains(failures[0].message(), "train_step") ||
+                absl::StrContains(failures[0].message(), "allocation"))
+        << failures[0];
+    executable.reset();
+    EXPECT_EQ(allocator.live(), 0);
+    ASSERT_LT(call, 50) << "allocation calls never stop";
+  }
+}
+
+TEST_P(CachedFaultsTest, FailingDeallocationsAreAllReportedAndTheRestFreed) {
+  FaultInjectingAllocator allocator(executor_);
+  auto executable =
+      Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
+  TrainStepState state = InitialState(33);
+  ASSERT_TRUE(RunThroughFailures(*executable, allocator, state).empty());
+  XLA_LITE_ASSERT_OK(executable->WaitForOutstandingWork());
+  // Temp and loss are cached, and stable buffers for x, w and b (each
+  // step uploads new ones); fail two of the five frees.
+  ASSERT_EQ(allocator.live(), 5);
+  int64_t calls = allocator.frees() + allocator.failed_frees();
+  allocator.FailDeallocateCalls({calls + 1, calls + 3});
+  absl::Status released = executable->ReleaseCachedAllocations();
+  ASSERT_FALSE(released.ok());
+  EXPECT_TRUE(absl::StrContains(released.message(), "2 failures"))
+      << released;
+  EXPECT_EQ(allocator.failed_frees(), 2);
+  EXPECT_EQ(allocator.live(), 2);
+  XLA_LITE_EXPECT_OK(allocator.FreeLeaked());
+  EXPECT_EQ(allocator.live(), 0);
+  // Which two failed depends on the cache's order; each failure names its
+  // allocation, so exactly two of the five names appear.
+  int named = 0;
+  for (const char* index :
+       {"cached allocation 0 ", "cached allocation 1 ", "cached allocation 2 ",
+        "cached allocation 4 ", "cached allocation 5 "}) {
+    named += absl::StrContains(released.message(), index);
+  }
+  EXPECT_EQ(named, 2) << released;
+}
+
+TEST_P(CachedFaultsTest, DestructorFreesEverythingItCan) {
+  FaultInjectingAllocator allocator(executor_);
+  auto executable =
+      Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
+  TrainStepState state = InitialState(34);
+  ASSERT_TRUE(RunThroughFailures(*executable, allocator, state).empty());
+  XLA_LITE_ASSERT_OK(executable->WaitForOutstandingWork());
+  int64_t calls = allocator.frees() + allocator.failed_frees();
+  allocator.FailDeallocateCalls({calls + 2});
+  executable.reset();  // Logs the failure with its allocation and size.
+  EXPECT_EQ(allocator.failed_frees(), 1);
+  EXPECT_EQ(allocator.live(), 1);
+  XLA_LITE_EXPECT_OK(allocator.FreeLeaked());
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(CachedFaultsTest);
+
+}  // namespace
+}  // namespace xla_lite::testing
