@@ -36,6 +36,8 @@ done
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [ -n "$sanitizer" ] && [ "$filter" = . ]; then
   for t in tests_runtime_gpu_executable_test tests_runtime_lifetime_test \
+           tests_runtime_cached_allocations_test tests_runtime_cached_faults_test \
+           tests_runtime_allocations_cache_test \
            tests_runtime_donation_test tests_stream_executor_command_buffer_test \
            tests_runtime_command_buffer_thunk_test; do
     [ -x "bin/$t" ] || continue
