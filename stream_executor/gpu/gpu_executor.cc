@@ -9,6 +9,7 @@
 #include "glog/logging.h"
 #include "stream_executor/gpu/gpu_blas.h"
 #include "stream_executor/gpu/gpu_command_buffer.h"
+#include "stream_executor/gpu/gpu_platform.h"
 #include "stream_executor/gpu/gpu_event.h"
 #include "stream_executor/gpu/gpu_status.h"
 #include "stream_executor/gpu/gpu_stream.h"
@@ -230,6 +231,7 @@ absl::StatusOr<blas::BlasSupport*> GpuExecutor::AsBlas() {
   ASSIGN_OR_RETURN(std::unique_ptr<GpuBlas> blas,
                    GpuBlas::Create(this, *blas_api, config_.allow_tf32));
   blas_ = std::move(blas);
+  ReleaseSharedExecutorsBeforeLaterTeardowns();
   return blas_.get();
 }
 

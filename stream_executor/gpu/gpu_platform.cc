@@ -99,6 +99,13 @@ void ReleaseAtExit(GpuPlatform* platform) {
 
 }  // namespace
 
+void ReleaseSharedExecutorsBeforeLaterTeardowns() {
+  absl::MutexLock lock(&exit_mu);
+  if (platforms_to_release != nullptr) {
+    std::atexit(&ReleaseSharedExecutorsAtExit);
+  }
+}
+
 void GpuPlatform::ReleaseSharedExecutors() {
   std::map<int, std::unique_ptr<StreamExecutor>> executors;
   {

@@ -54,6 +54,13 @@ class GpuPlatform : public Platform {
       ABSL_GUARDED_BY(mu_);
 };
 
+// Registers the release of shared executors at exit once more, so that it
+// also runs before the exit-time teardown of libraries set up since: exit
+// handlers run in reverse order of registration, and a BLAS library that
+// tears down its device state first leaves its handles' memory behind.
+// The first release empties the executors; the later one is a no-op.
+void ReleaseSharedExecutorsBeforeLaterTeardowns();
+
 }  // namespace stream_executor::gpu
 
 #endif  // STREAM_EXECUTOR_GPU_GPU_PLATFORM_H_

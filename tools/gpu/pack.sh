@@ -26,6 +26,10 @@ for lib in libbenchmark.so.1debian libunwind.so.8 liblzma.so.5; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" "$stage/lib/"
 done
 cp -r configs "$stage/"
+# Test data the suites read by relative path, as under bazel's runfiles.
+for dir in $(find tests -type d -name testdata); do
+  mkdir -p "$stage/$dir" && cp -r "$dir/." "$stage/$dir/"
+done
 cp tools/gpu/run_tests.sh "$stage/"
 
 rm -rf .gpu_pack && mkdir -p .gpu_pack
