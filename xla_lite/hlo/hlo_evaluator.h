@@ -20,6 +20,8 @@ namespace xla_lite {
 // per element (nested tuples flattened in order), an array root one.
 // INVALID_ARGUMENT when the arguments' count or shapes disagree with the
 // entry parameters; UNIMPLEMENTED naming an opcode it can't evaluate.
+// The module must have passed VerifyHloModule: shapes and attributes are
+// not checked again here.
 absl::StatusOr<std::vector<Literal>> EvaluateModule(
     const HloModule& module, absl::Span<const Literal> arguments);
 

@@ -28,6 +28,11 @@ struct ComputationLayout {
   Shape result_shape;
 };
 
+// The layout of `computation` seen as an entry: its parameters' shapes by
+// number (a missing parameter gives f32[]) and its root's shape. The
+// parser uses it when the header has no entry_computation_layout.
+ComputationLayout ComputationLayoutOf(const HloComputation& computation);
+
 // A module: computations, one of them the entry. Owns its computations;
 // computations reference each other through to_apply.
 class HloModule {
@@ -39,6 +44,8 @@ class HloModule {
   const std::string& name() const { return name_; }
 
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
+  // Also sets entry_computation_layout to ComputationLayoutOf(computation)
+  // when the computation already has a root and no layout was set.
   HloComputation* AddEntryComputation(
       std::unique_ptr<HloComputation> computation);
   HloComputation* entry_computation() const { return entry_; }

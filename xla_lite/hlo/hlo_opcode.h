@@ -75,7 +75,14 @@ absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text);
 // elements at the same index (unary, binary, compare, select, clamp,
 // convert).
 bool IsElementwise(HloOpcode opcode);
+// One operand, output element type = operand element type except
+// is-finite (pred): abs, ceil, copy, cosine, exponential,
+// exponential-minus-one, floor, is-finite, log, log-plus-one, logistic,
+// negate, not, rsqrt, sign, sine, sqrt, tanh. Not convert.
 bool IsElementwiseUnary(HloOpcode opcode);
+// Two operands of one type, output of that type: add, and, divide,
+// maximum, minimum, multiply, or, power, remainder, subtract, xor. Not
+// compare (pred output).
 bool IsElementwiseBinary(HloOpcode opcode);
 
 }  // namespace xla_lite

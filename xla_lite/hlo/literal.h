@@ -44,8 +44,19 @@ class Literal {
   }
 
   // Element i (row-major) converted to or from double, whatever the type.
+  // Into integer types the value truncates toward zero and saturates (NaN
+  // gives 0), so no conversion is undefined.
   double GetAsDouble(int64_t i) const;
   void SetFromDouble(int64_t i, double value);
+  // Integer element types, exactly (s64 beyond 2^53 included); other types
+  // go through double. Values out of the type's range wrap as a C++ cast.
+  int64_t GetAsInt64(int64_t i) const;
+  void SetFromInt64(int64_t i, int64_t value);
+
+  // Every element, exactly, as HLO constant text: "1.5" for a scalar,
+  // "{{1, 2}, {3, 4}}" for an array. Never elided; parses back to the
+  // same bits (NaN payloads aside).
+  std::string ValuesToString() const;
 
   // "f32[2] {1, 2}"; long arrays are elided.
   std::string ToString() const;

@@ -18,7 +18,13 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
                                  absl::string_view source_name = "<npy>");
 std::string SerializeNpy(const Literal& literal);
 
+// As ParseNpy, and '<u2' arrays are read as bf16 bit patterns (what
+// SerializeNpy writes for bf16): for callers that know they expect bf16.
+absl::StatusOr<Literal> ParseNpyWithBF16(
+    absl::string_view bytes, absl::string_view source_name = "<npy>");
+
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+absl::StatusOr<Literal> ReadNpyFileWithBF16(const std::string& path);
 absl::Status WriteNpyFile(const std::string& path, const Literal& literal);
 
 }  // namespace xla_lite

@@ -1,0 +1,283 @@
+// Shape, Literal, opcodes and the instruction/computation/module graph.
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/hlo/hlo_test_util.h"
+#include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/hlo/hlo_instruction.h"
+#include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/hlo/hlo_opcode.h"
+#include "xla_lite/hlo/literal.h"
+#include "xla_lite/hlo/shape.h"
+
+namespace xla_lite {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ShapeTest, PrintsAndCompares) {
+  Shape row_major = Shape::Array(PrimitiveType::kF32, {2, 3});
+  Shape col_major = Shape::Array(PrimitiveType::kF32, {2, 3}, {0, 1});
+  EXPECT_EQ(row_major.ToString(), "f32[2,3]");
+  EXPECT_EQ(row_major.ToString(true), "f32[2,3]{1,0}");
+  EXPECT_EQ(col_major.ToString(true), "f32[2,3]{0,1}");
+  EXPECT_EQ(Shape::Array(PrimitiveType::kPred, {}).ToString(true), "pred[]");
+  EXPECT_TRUE(row_major.HasDefaultLayout());
+  EXPECT_FALSE(col_major.HasDefaultLayout());
+  EXPECT_TRUE(row_major.Compatible(col_major));
+  EXPECT_NE(row_major, col_major);
+  col_major.SetDefaultLayout();
+  EXPECT_EQ(row_major, col_major);
+  EXPECT_FALSE(row_major.Compatible(Shape::Array(PrimitiveType::kS32, {2, 3})));
+  EXPECT_EQ(row_major.ElementCount(), 6);
+  EXPECT_EQ(row_major.ByteSize(), 24);
+  EXPECT_EQ(Shape::Array(PrimitiveType::kBF16, {5}).ByteSize(), 10);
+  EXPECT_EQ(row_major.ToRuntimeShape().ToString(), "f32[2,3]");
+
+  Shape tuple = Shape::Tuple({row_major, Shape::Array(PrimitiveType::kS32, {})});
+  EXPECT_EQ(tuple.ToString(true), "(f32[2,3]{1,0}, s32[])");
+  EXPECT_TRUE(tuple.IsTuple());
+  EXPECT_EQ(tuple.ByteSize(), 0);
+  EXPECT_FALSE(tuple.Compatible(row_major));
+}
+
+TEST(ShapeTest, ParsesEveryElementTypeName) {
+  for (PrimitiveType type :
+       {PrimitiveType::kPred, PrimitiveType::kU8, PrimitiveType::kS32,
+        PrimitiveType::kS64, PrimitiveType::kF16, PrimitiveType::kBF16,
+        PrimitiveType::kF32}) {
+    PrimitiveType parsed;
+    ASSERT_TRUE(ParsePrimitiveType(gpu::PrimitiveTypeName(type), &parsed));
+    EXPECT_EQ(parsed, type);
+  }
+  PrimitiveType unused;
+  EXPECT_FALSE(ParsePrimitiveType("f64", &unused));
+}
+
+float Pow2(int e) { return std::ldexp(1.0f, e); }
+
+TEST(LiteralTest, HalfConversions) {
+  EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
+  EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);      // largest half
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);      // rounds up to inf
+  EXPECT_EQ(FloatToHalf(Pow2(-24)), 0x0001);     // smallest subnormal
+  EXPECT_EQ(FloatToHalf(Pow2(-25)), 0x0000);     // tie goes to even 0
+  EXPECT_EQ(FloatToHalf(3 * Pow2(-26)), 0x0001); // 0.75 units rounds up
+  EXPECT_EQ(FloatToHalf(-0.0f), 0x8000);
+  EXPECT_EQ(FloatToHalf(1 + Pow2(-11)), 0x3c00); // tie to even
+  EXPECT_EQ(FloatToHalf(1 + 3 * Pow2(-11)), 0x3c02);
+  uint16_t nan = FloatToHalf(NAN);
+  EXPECT_EQ(nan & 0x7c00, 0x7c00);
+  EXPECT_NE(nan & 0x3ff, 0);
+  // 0x3555: exponent 13 -> 2^-2, mantissa 341/1024.
+  EXPECT_EQ(HalfToFloat(0x3555), 0.25f * (1 + 341.0f / 1024));
+  EXPECT_EQ(HalfToFloat(0x0001), Pow2(-24));
+  EXPECT_TRUE(std::isinf(HalfToFloat(0xfc00)));
+  // Every non-NaN half survives the trip through float.
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    float value = HalfToFloat(bits);
+    if (std::isnan(value)) continue;
+    ASSERT_EQ(FloatToHalf(value), bits) << std::hex << bits;
+  }
+}
+
+TEST(LiteralTest, BFloat16Conversions) {
+  EXPECT_EQ(FloatToBF16(1.0f), 0x3f80);
+  EXPECT_EQ(FloatToBF16(1 + Pow2(-8)), 0x3f80);      // tie to even
+  EXPECT_EQ(FloatToBF16(1 + 3 * Pow2(-8)), 0x3f82);  // tie to even, up
+  EXPECT_EQ(FloatToBF16(1 + Pow2(-8) + Pow2(-20)), 0x3f81);
+  EXPECT_TRUE(std::isnan(BF16ToFloat(FloatToBF16(NAN))));
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    float value = BF16ToFloat(bits);
+    if (std::isnan(value)) continue;
+    ASSERT_EQ(FloatToBF16(value), bits) << std::hex << bits;
+  }
+}
+
+TEST(LiteralTest, ElementAccessAndPrinting) {
+  Literal l = Literal::FromDoubles(Shape::Array(PrimitiveType::kF32, {2, 2}),
+                                   {1, 2.5, -3, 0.1});
+  EXPECT_EQ(l.ToString(), "f32[2,2] {{1, 2.5}, {-3, 0.1}}");
+  EXPECT_EQ(l.ValuesToString(), "{{1, 2.5}, {-3, 0.1}}");
+  EXPECT_EQ(l.data<float>()[3], 0.1f);
+  // Constructors store values row-major with the default layout.
+  Literal col(Shape::Array(PrimitiveType::kS32, {2, 2}, {0, 1}));
+  EXPECT_TRUE(col.shape().HasDefaultLayout());
+  EXPECT_EQ(col.bytes().size(), 16);
+
+  Literal big(Shape::Array(PrimitiveType::kS64, {1}));
+  big.SetFromInt64(0, (int64_t{1} << 53) + 1);
+  EXPECT_EQ(big.GetAsInt64(0), (int64_t{1} << 53) + 1);
+  Literal pred = Literal::CreateR0(PrimitiveType::kPred, true);
+  EXPECT_EQ(pred.ValuesToString(), "true");
+  Literal bf = Literal::CreateR0(PrimitiveType::kBF16, 3.0f);
+  EXPECT_EQ(bf.data<uint16_t>()[0], FloatToBF16(3.0f));
+
+  Literal many(Shape::Array(PrimitiveType::kU8, {100}));
+  EXPECT_THAT(many.ToString(), HasSubstr("..."));
+  EXPECT_THAT(many.ValuesToString(), ::testing::Not(HasSubstr("...")));
+}
+
+TEST(HloOpcodeTest, EverySpellingRoundTrips) {
+#define XLA_LITE_CHECK_OPCODE(enum_name, text)                      \
+  {                                                                 \
+    EXPECT_EQ(HloOpcodeString(HloOpcode::enum_name), text);         \
+    absl::StatusOr<HloOpcode> parsed = StringToHloOpcode(text);     \
+    ASSERT_TRUE(parsed.ok()) << text;                               \
+    EXPECT_EQ(*parsed, HloOpcode::enum_name);                       \
+  }
+  XLA_LITE_HLO_OPCODE_LIST(XLA_LITE_CHECK_OPCODE)
+#undef XLA_LITE_CHECK_OPCODE
+  absl::StatusOr<HloOpcode> unknown = StringToHloOpcode("custom-call");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("custom-call"));
+}
+
+TEST(HloOpcodeTest, ElementwiseClasses) {
+  EXPECT_TRUE(IsElementwiseUnary(HloOpcode::kExp));
+  EXPECT_TRUE(IsElementwiseUnary(HloOpcode::kIsFinite));
+  EXPECT_FALSE(IsElementwiseUnary(HloOpcode::kConvert));
+  EXPECT_TRUE(IsElementwiseBinary(HloOpcode::kMaximum));
+  EXPECT_FALSE(IsElementwiseBinary(HloOpcode::kCompare));
+  for (HloOpcode op : {HloOpcode::kCompare, HloOpcode::kSelect,
+                       HloOpcode::kClamp, HloOpcode::kConvert,
+                       HloOpcode::kAdd, HloOpcode::kTanh}) {
+    EXPECT_TRUE(IsElementwise(op)) << HloOpcodeString(op);
+  }
+  for (HloOpcode op : {HloOpcode::kDot, HloOpcode::kBroadcast,
+                       HloOpcode::kReduce, HloOpcode::kTuple}) {
+    EXPECT_FALSE(IsElementwise(op)) << HloOpcodeString(op);
+  }
+}
+
+// e(p0, p1) = (p0 + p1) * p0, plus a dead negate of p1.
+struct Graph {
+  std::unique_ptr<HloComputation> computation =
+      std::make_unique<HloComputation>("e");
+  HloInstruction* p0;
+  HloInstruction* p1;
+  HloInstruction* sum;
+  HloInstruction* product;
+  HloInstruction* dead;
+
+  Graph() {
+    p0 = Add(HloOpcode::kParameter, "p0", {}, 0);
+    p1 = Add(HloOpcode::kParameter, "p1", {}, 1);
+    sum = Add(HloOpcode::kAdd, "sum", {p0, p1});
+    product = Add(HloOpcode::kMultiply, "product", {sum, p0});
+    dead = Add(HloOpcode::kNegate, "dead", {p1});
+    computation->set_root_instruction(product);
+  }
+  HloInstruction* Add(HloOpcode opcode, const std::string& name,
+                      std::vector<HloInstruction*> operands,
+                      int64_t parameter_number = -1) {
+    auto instr = std::make_unique<HloInstruction>(
+        opcode, Shape::Array(PrimitiveType::kF32, {2}), name);
+    instr->set_parameter_number(parameter_number);
+    for (HloInstruction* operand : operands) instr->AppendOperand(operand);
+    return computation->AddInstruction(std::move(instr));
+  }
+};
+
+std::vector<std::string> Names(const std::vector<HloInstruction*>& instrs) {
+  std::vector<std::string> names;
+  for (const HloInstruction* instr : instrs) names.push_back(instr->name());
+  return names;
+}
+
+TEST(HloComputationTest, UsersAndReplacement) {
+  Graph g;
+  EXPECT_THAT(Names(g.p0->users()), ElementsAre("sum", "product"));
+  EXPECT_THAT(Names(g.p1->users()), ElementsAre("sum", "dead"));
+  EXPECT_EQ(g.computation->num_parameters(), 2);
+  EXPECT_EQ(g.computation->parameter_instruction(1), g.p1);
+  EXPECT_TRUE(g.product->IsRoot());
+
+  // Replace the root: users move, and so does the root.
+  HloInstruction* neg = g.Add(HloOpcode::kNegate, "neg", {g.sum});
+  g.product->ReplaceAllUsesWith(neg);
+  EXPECT_EQ(g.computation->root_instruction(), neg);
+  g.sum->ReplaceOperandWith(g.p1, g.p0);
+  EXPECT_THAT(Names(g.p1->users()), ElementsAre("dead"));
+  EXPECT_EQ(g.sum->operand(1), g.p0);
+  EXPECT_THAT(Names(g.p0->users()), ElementsAre("sum", "product"));
+}
+
+TEST(HloComputationTest, RemovingInstructions) {
+  Graph g;
+  absl::Status in_use = g.computation->RemoveInstruction(g.sum);
+  EXPECT_EQ(in_use.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(in_use.message(), HasSubstr("sum"));
+  EXPECT_EQ(g.computation->RemoveInstruction(g.product).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(g.computation->RemoveInstruction(g.dead).ok());
+  EXPECT_THAT(Names(g.p1->users()), ElementsAre("sum"));
+  EXPECT_EQ(g.computation->instruction_count(), 4);
+}
+
+TEST(HloComputationTest, DeadCodeAndPostOrder) {
+  Graph g;
+  // The dead negate and an unused parameter-only chain go; parameters stay.
+  g.Add(HloOpcode::kExp, "dead2", {g.dead});
+  g.computation->RemoveDeadInstructions();
+  EXPECT_THAT(Names(g.computation->instructions()),
+              ElementsAre("p0", "p1", "sum", "product"));
+  EXPECT_THAT(Names(g.p1->users()), ElementsAre("sum"));
+  EXPECT_THAT(Names(g.computation->MakeInstructionPostOrder()),
+              ElementsAre("p0", "p1", "sum", "product"));
+}
+
+TEST(HloComputationTest, PostOrderPutsUnusedParametersFirst) {
+  Graph g;
+  g.product->ReplaceOperandWith(g.sum, g.p0);  // p1 now unreachable
+  std::vector<HloInstruction*> order =
+      g.computation->MakeInstructionPostOrder();
+  EXPECT_THAT(Names(order), ElementsAre("p1", "p0", "product"));
+}
+
+TEST(HloModuleTest, ProgrammaticModulePrintsParseableText) {
+  Graph g;
+  auto module = std::make_unique<HloModule>("built");
+  HloComputation* entry = module->AddEntryComputation(std::move(g.computation));
+  // The layout comes from the entry when none was set.
+  ASSERT_EQ(module->entry_computation_layout().parameter_shapes.size(), 2);
+  EXPECT_EQ(module->entry_computation_layout().result_shape,
+            Shape::Array(PrimitiveType::kF32, {2}));
+  // An instruction added last but used by an earlier one still prints
+  // before its user.
+  auto constant = std::make_unique<HloInstruction>(
+      HloOpcode::kConstant, Shape::Array(PrimitiveType::kF32, {2}), "k");
+  constant->set_literal(Literal::FromDoubles(
+      Shape::Array(PrimitiveType::kF32, {2}), {1.5, -2}));
+  HloInstruction* k = entry->AddInstruction(std::move(constant));
+  g.sum->ReplaceOperandWith(g.p1, k);
+  const std::string text = module->ToString();
+  std::unique_ptr<HloModule> reparsed = ParseOrDie(text);
+  ASSERT_NE(reparsed, nullptr) << text;
+  EXPECT_EQ(reparsed->ToString(), text);
+  EXPECT_THAT(text, HasSubstr("%k = f32[2]{0} constant({1.5, -2})"));
+}
+
+TEST(HloModuleTest, RemoveUnusedComputations) {
+  std::unique_ptr<HloModule> module = ParseOrDie(
+      "HloModule m\n\nused {\n  ROOT a = f32[] parameter(0)\n}\n\n"
+      "unused {\n  ROOT b = f32[] parameter(0)\n}\n\n"
+      "ENTRY e {\n  p = f32[] parameter(0)\n"
+      "  ROOT c = f32[] call(p), to_apply=used\n}\n");
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(module->computations().size(), 3);
+  module->RemoveUnusedComputations();
+  ASSERT_EQ(module->computations().size(), 2);
+  EXPECT_NE(module->GetComputation("used"), nullptr);
+  EXPECT_EQ(module->GetComputation("unused"), nullptr);
+}
+
+}  // namespace
+}  // namespace xla_lite
