@@ -1,0 +1,234 @@
+// The emitted gemm kernel on every platform in the binary, against a
+// double-precision reference.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "Eigen/Core"
+#include "gtest/gtest.h"
+#include "tests/gemm/gemm_test_util.h"
+#include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/buffer_allocations.h"
+#include "xla_lite/runtime/kernel_thunk.h"
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
+
+namespace xla_lite::testing {
+namespace {
+
+using gpu::EmitGemmKernel;
+using gpu::GemmConfig;
+using gpu::GemmLaunchDimensions;
+using gpu::GemmTiling;
+using se::blas::DataType;
+
+class EmittedGemmTest : public GemmPlatformTest {
+ protected:
+  // Emits, runs and checks one problem on random operands.
+  void ExpectMatchesReference(const GemmProblem& problem, std::mt19937& rng) {
+    SCOPED_TRACE(problem.ToString());
+    absl::StatusOr<GemmConfig> config = problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    GemmOperands operands = RandomOperands(*config, rng);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm"),
+                         GemmLaunchDimensions(*config), *config, operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(
+        MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
+  }
+};
+
+TEST_P(EmittedGemmTest, F32MatchesReference) {
+  std::mt19937 rng(11);
+  for (const GemmProblem& problem : EdgeCaseProblems(DataType::kF32)) {
+    ExpectMatchesReference(problem, rng);
+  }
+}
+
+TEST_P(EmittedGemmTest, Bf16MatchesReference) {
+  std::mt19937 rng(12);
+  for (const GemmProblem& problem : EdgeCaseProblems(DataType::kBF16)) {
+    ExpectMatchesReference(problem, rng);
+  }
+}
+
+// Sizes that are multiples of no tile, under every tiling the emitter can
+// choose, so each tile shape meets partial tiles along m, n and k.
+TEST_P(EmittedGemmTest, EveryTilingHandlesPartialTiles) {
+  std::mt19937 rng(13);
+  int variant = 0;
+  for (int rows : {1, 2, 4}) {
+    for (int cols : {1, 2, 4}) {
+      GemmTiling tiling;
+      tiling.rows_per_thread = rows;
+      tiling.cols_per_thread = cols;
+      GemmProblem problem{
+          2, 37, 45, 21, (variant & 1) != 0, (variant & 2) != 0, 1.5f, 0.5f};
+      ++variant;
+      SCOPED_TRACE(tiling.ToString() + " " + problem.ToString());
+      absl::StatusOr<GemmConfig> config = problem.Config();
+      ASSERT_TRUE(config.ok()) << config.status();
+      GemmOperands operands = RandomOperands(*config, rng);
+      auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
+                           gpu::GemmLaunchDimensionsFor(*config, tiling),
+                           *config, operands);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(
+          MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
+    }
+  }
+}
+
+// 1x1x1 products of 1 * 1 scaled by alpha, so the f32 result is alpha
+// exactly and the stored bf16 shows the rounding alone; Eigen's bfloat16
+// conversion is the independent judge.
+TEST_P(EmittedGemmTest, Bf16OutputRoundsToNearestEven) {
+  const float alphas[] = {
+      1.0f + std::ldexp(1.0f, -8),      // Tie, even below.
+      1.0f + 3 * std::ldexp(1.0f, -8),  // Tie, even above.
+      -(1.0f + std::ldexp(1.0f, -8)),
+      1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20),  // Just above a tie.
+      3.0e38f,                            // Rounds to bf16 max.
+      std::numeric_limits<float>::max(),  // Rounds to infinity.
+      std::numeric_limits<float>::quiet_NaN(),
+  };
+  for (float alpha : alphas) {
+    GemmProblem problem{1, 1, 1, 1, false, false, alpha, 0.0f, DataType::kBF16};
+    absl::StatusOr<GemmConfig> config = problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    GemmOperands operands{{1.0f}, {1.0f}, {0.0f}};
+    auto got = RunKernel(EmitGemmKernel(*config, "round"),
+                         GemmLaunchDimensions(*config), *config, operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    float want = static_cast<float>(Eigen::bfloat16(alpha));
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan((*got)[0])) << (*got)[0];
+    } else {
+      EXPECT_EQ((*got)[0], want) << "alpha " << alpha;
+    }
+  }
+}
+
+// BLAS's rule: with beta == 0 the output's old contents (here NaN) are
+// never read, so they cannot leak into the result.
+TEST_P(EmittedGemmTest, BetaZeroNeverReadsOutput) {
+  std::mt19937 rng(14);
+  for (DataType type : {DataType::kF32, DataType::kBF16}) {
+    GemmProblem problem{2, 20, 24, 9, false, true, 2.0f, 0.0f, type};
+    absl::StatusOr<GemmConfig> config = problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    GemmOperands operands = RandomOperands(*config, rng);
+    std::fill(operands.out.begin(), operands.out.end(),
+              std::numeric_limits<float>::quiet_NaN());
+    ExpectedGemm want = ReferenceGemm(*config, operands);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm"),
+                         GemmLaunchDimensions(*config), *config, operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(MatchesReference(*config, *got, want));
+  }
+}
+
+// k = 0: the product is empty and out becomes beta * out.
+TEST_P(EmittedGemmTest, EmptyContractionScalesOutput) {
+  std::mt19937 rng(15);
+  GemmProblem problem{1, 5, 7, 0, false, false, 2.0f, -0.5f};
+  absl::StatusOr<GemmConfig> config = problem.Config();
+  ASSERT_TRUE(config.ok()) << config.status();
+  GemmOperands operands = RandomOperands(*config, rng);
+  auto got = RunKernel(EmitGemmKernel(*config, "gemm"),
+                       GemmLaunchDimensions(*config), *config, operands);
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t i = 0; i < operands.out.size(); ++i) {
+    EXPECT_EQ((*got)[i], -0.5f * operands.out[i]) << i;
+  }
+}
+
+// More batches and more row tiles than a grid may have along z and y, so
+// that blocks loop over what the capped grid leaves.
+TEST_P(EmittedGemmTest, GridLoopsPastHardwareLimits) {
+  std::mt19937 rng(16);
+  GemmTiling small_tiles;
+  small_tiles.rows_per_thread = small_tiles.cols_per_thread = 1;
+  struct Case {
+    GemmProblem problem;
+    GemmTiling tiling;
+  };
+  const Case cases[] = {
+      {{70000, 1, 2, 3, false, false, 1.0f, 1.0f}, small_tiles},
+      // 1100000 rows are 68750 tiles of 16.
+      {{1, 1100000, 2, 3, true, false, 1.0f, 0.0f}, small_tiles},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.problem.ToString());
+    absl::StatusOr<GemmConfig> config = c.problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    se::LaunchDimensions dims = gpu::GemmLaunchDimensionsFor(*config, c.tiling);
+    EXPECT_EQ(std::max(dims.blocks.y, dims.blocks.z), 65535u);
+    GemmOperands operands = RandomOperands(*config, rng);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm", c.tiling), dims,
+                         *config, operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(
+        MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
+  }
+}
+
+// The way the compiler runs it: a KernelThunk over slices of one allocation,
+// HLO instruction name as kernel name.
+TEST_P(EmittedGemmTest, RunsAsKernelThunk) {
+  std::mt19937 rng(17);
+  GemmProblem problem{3, 17, 33, 5, true, false, 0.5f, 1.0f};
+  absl::StatusOr<GemmConfig> config = problem.Config();
+  ASSERT_TRUE(config.ok()) << config.status();
+  GemmOperands operands = RandomOperands(*config, rng);
+  // [lhs | rhs | out], each at a 256-byte aligned offset.
+  auto aligned = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };
+  const int64_t lhs_bytes = config->lhs_shape.ByteSize();
+  const int64_t rhs_bytes = config->rhs_shape.ByteSize();
+  const int64_t out_bytes = config->output_shape.ByteSize();
+  const int64_t rhs_offset = aligned(lhs_bytes);
+  const int64_t out_offset = rhs_offset + aligned(rhs_bytes);
+  std::vector<float> packed(out_offset / 4 + operands.out.size());
+  std::copy(operands.lhs.begin(), operands.lhs.end(), packed.begin());
+  std::copy(operands.rhs.begin(), operands.rhs.end(),
+            packed.begin() + rhs_offset / 4);
+  std::copy(operands.out.begin(), operands.out.end(),
+            packed.begin() + out_offset / 4);
+  se::ScopedDeviceAddress mem = Upload(DataType::kF32, packed);
+
+  gpu::BufferAllocation allocation =
+      gpu::BufferAllocation::Temp(0, mem.cref().size());
+  gpu::KernelThunk thunk("dot.3", EmitGemmKernel(*config, "dot.3"),
+                         GemmLaunchDimensions(*config),
+                         {allocation.GetSlice(0, lhs_bytes),
+                          allocation.GetSlice(rhs_offset, rhs_bytes),
+                          allocation.GetSlice(out_offset, out_bytes)},
+                         {false, false, true});
+  DebugOptions debug_options;
+  ASSERT_TRUE(thunk.Initialize({executor_, stream(), &debug_options}).ok());
+  gpu::BufferAllocations buffers({mem.cref()}, executor_->device_ordinal());
+  gpu::Thunk::ExecuteParams params;
+  params.buffer_allocations = &buffers;
+  params.stream = stream();
+  params.debug_options = &debug_options;
+  ASSERT_TRUE(thunk.ExecuteOnStream(params).ok());
+  ASSERT_TRUE(stream()->BlockHostUntilDone().ok());
+
+  std::vector<float> result = Download(DataType::kF32, mem.cref());
+  std::vector<float> got(result.begin() + out_offset / 4,
+                         result.begin() + out_offset / 4 + operands.out.size());
+  EXPECT_TRUE(MatchesReference(*config, got, ReferenceGemm(*config, operands)));
+  EXPECT_TRUE(
+      std::equal(operands.lhs.begin(), operands.lhs.end(), result.begin()))
+      << "lhs overwritten";
+  EXPECT_TRUE(std::equal(operands.rhs.begin(), operands.rhs.end(),
+                         result.begin() + rhs_offset / 4))
+      << "rhs overwritten";
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(EmittedGemmTest);
+
+}  // namespace
+}  // namespace xla_lite::testing

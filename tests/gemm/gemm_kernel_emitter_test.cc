@@ -1,0 +1,141 @@
+// The emitter's choices, checked without running a kernel: tiling, launch
+// dimensions, entry names, the emitted source and the host function's
+// argument checks.
+
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
+
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "glog/logging.h"
+#include "gtest/gtest.h"
+#include "tests/gemm/gemm_test_util.h"
+#include "xla_lite/service/gemm/gemm_tiling.h"
+
+namespace xla_lite::testing {
+namespace {
+
+using gpu::ChooseGemmTiling;
+using gpu::GemmConfig;
+using gpu::GemmTiling;
+using se::blas::DataType;
+
+GemmConfig ConfigOf(const GemmProblem& problem) {
+  absl::StatusOr<GemmConfig> config = problem.Config();
+  CHECK(config.ok()) << config.status();
+  return *config;
+}
+
+int64_t Blocks(const GemmConfig& config, const GemmTiling& tiling) {
+  auto tiles = [](int64_t size, int64_t tile) {
+    return (size + tile - 1) / tile;
+  };
+  return tiles(config.m, tiling.tile_m()) * tiles(config.n, tiling.tile_n()) *
+         config.batch;
+}
+
+TEST(GemmTilingTest, LargeProductsGetTheLargestTiles) {
+  GemmTiling tiling = ChooseGemmTiling(ConfigOf({1, 2048, 2048, 512}));
+  EXPECT_EQ(tiling.tile_m(), 64);
+  EXPECT_EQ(tiling.tile_n(), 64);
+}
+
+TEST(GemmTilingTest, SmallProductsGetSmallerTilesForMoreBlocks) {
+  for (GemmProblem problem :
+       {GemmProblem{1, 256, 1024, 1024}, GemmProblem{1, 64, 128, 128},
+        GemmProblem{1, 1, 4096, 64}, GemmProblem{1, 1, 1, 1}}) {
+    GemmConfig config = ConfigOf(problem);
+    GemmTiling tiling = ChooseGemmTiling(config);
+    SCOPED_TRACE(problem.ToString() + ": " + tiling.ToString());
+    EXPECT_TRUE(tiling.IsValid());
+    EXPECT_LT(tiling.tile_m() * tiling.tile_n(), 64 * 64);
+    // Shrinking stops once there are blocks enough, or nothing is left.
+    EXPECT_TRUE(Blocks(config, tiling) >= 128 ||
+                (tiling.rows_per_thread == 1 && tiling.cols_per_thread == 1));
+  }
+  // A single row is spread along n: its tiles are one thread row tall.
+  EXPECT_EQ(ChooseGemmTiling(ConfigOf({1, 1, 4096, 64})).rows_per_thread, 1);
+}
+
+TEST(GemmTilingTest, LaunchDimensionsCoverTheOutput) {
+  for (int rows : {1, 2, 4}) {
+    for (int cols : {1, 2, 4}) {
+      GemmTiling tiling;
+      tiling.rows_per_thread = rows;
+      tiling.cols_per_thread = cols;
+      for (GemmProblem problem :
+           {GemmProblem{1, 1, 1, 1}, GemmProblem{3, 17, 33, 5},
+            GemmProblem{2, 64, 128, 7}}) {
+        GemmConfig config = ConfigOf(problem);
+        se::LaunchDimensions dims =
+            gpu::GemmLaunchDimensionsFor(config, tiling);
+        SCOPED_TRACE(problem.ToString() + ": " + dims.ToString());
+        EXPECT_GE(int64_t{dims.blocks.x} * tiling.tile_n(), config.n);
+        EXPECT_LT(int64_t{dims.blocks.x - 1} * tiling.tile_n(), config.n);
+        EXPECT_GE(int64_t{dims.blocks.y} * tiling.tile_m(), config.m);
+        EXPECT_LT(int64_t{dims.blocks.y - 1} * tiling.tile_m(), config.m);
+        EXPECT_EQ(dims.blocks.z, config.batch);
+        EXPECT_EQ(dims.threads_per_block.Product(), 256u);
+      }
+    }
+  }
+  // Empty outputs still launch one block: a launch of no blocks is an error.
+  se::LaunchDimensions empty =
+      gpu::GemmLaunchDimensions(ConfigOf({1, 0, 5, 3}));
+  EXPECT_EQ(empty.blocks.Product(), 1u);
+}
+
+TEST(GemmKernelEmitterTest, EntryPointsAreCIdentifiers) {
+  EXPECT_EQ(gpu::GemmKernelEntryName("dot.3-fused"), "gemm_dot_3_fused");
+  EXPECT_EQ(gpu::GemmKernelEntryName("3x"), "gemm_3x");
+  EXPECT_EQ(gpu::GemmKernelEntryName("round"), "gemm_round");
+  EXPECT_EQ(gpu::GemmKernelEntryName(""), "gemm");
+  se::KernelSpec spec = gpu::EmitGemmKernel(ConfigOf({1, 2, 3, 4}), "dot.7");
+  EXPECT_EQ(spec.name, "gemm_dot_7");
+  EXPECT_EQ(spec.arity, 3);
+  EXPECT_TRUE(absl::StrContains(spec.cuda_source,
+                                "void __launch_bounds__(256)\ngemm_dot_7("))
+      << spec.cuda_source;
+  EXPECT_TRUE(spec.host_fn != nullptr);
+}
+
+// BLAS's beta == 0 rule, and what keeps the source portable to hiprtc.
+TEST(GemmKernelEmitterTest, SourceReadsOutputOnlyForNonZeroBeta) {
+  GemmProblem problem{1, 8, 8, 8};
+  std::string no_beta = gpu::EmitGemmKernel(ConfigOf(problem), "g").cuda_source;
+  problem.beta = 1.0f;
+  std::string with_beta =
+      gpu::EmitGemmKernel(ConfigOf(problem), "g").cuda_source;
+  EXPECT_FALSE(absl::StrContains(no_beta, "load_element(out_batch"));
+  EXPECT_TRUE(absl::StrContains(with_beta, "load_element(out_batch"));
+  for (const std::string* source : {&no_beta, &with_beta}) {
+    EXPECT_FALSE(absl::StrContains(*source, "asm"));
+    EXPECT_FALSE(absl::StrContains(*source, "#include"));
+    EXPECT_FALSE(absl::StrContains(*source, "__shfl"));
+  }
+}
+
+TEST(GemmKernelEmitterTest, HostKernelRejectsUndersizedBuffers) {
+  GemmConfig config = ConfigOf({2, 4, 5, 6});
+  se::KernelSpec spec = gpu::EmitGemmKernel(config, "gemm");
+  std::vector<float> lhs(2 * 4 * 6), rhs(2 * 6 * 5), out(2 * 4 * 5 - 1);
+  auto address = [](std::vector<float>& v) {
+    return se::DeviceAddressBase(v.data(), v.size() * sizeof(float));
+  };
+  se::LaunchDimensions dims = gpu::GemmLaunchDimensions(config);
+  absl::Status status = spec.host_fn(
+      se::KernelArgs({address(lhs), address(rhs), address(out)}), dims);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "out needs 160 bytes"))
+      << status;
+  status = spec.host_fn(se::KernelArgs({address(lhs), address(rhs)}), dims);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  out.push_back(0.0f);
+  EXPECT_TRUE(
+      spec.host_fn(se::KernelArgs({address(lhs), address(rhs), address(out)}),
+                   dims)
+          .ok());
+}
+
+}  // namespace
+}  // namespace xla_lite::testing

@@ -1,0 +1,280 @@
+// The emitted gemm kernel against the platform's BLAS (cuBLAS, hipBLAS,
+// Eigen on the host) on the same row-major product:
+//   BM_EmittedGemm/m/n/k/bf16   EmitGemmKernel's kernel, launched directly
+//   BM_BlasGemm/m/n/k/bf16      BlasSupport::Gemm with GemmConfig::ToBlasCall
+// Each iteration enqueues kGemmsPerIteration gemms and waits for them, so the
+// reported real time includes launching; "per_gemm" is the time of one and
+// "flops" the arithmetic rate (2mnk per gemm). Before timing, the emitted
+// kernel's result is compared with BLAS's: "max_rel_diff" is the largest
+// |emitted - blas| / (1 + |blas|) over the output.
+//
+//   gemm_kernel_benchmark [--platform=cuda|rocm|host] [--benchmark_... flags]
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+#include "stream_executor/device_address_allocator.h"
+#include "stream_executor/platform_manager.h"
+#include "stream_executor/stream_executor.h"
+#include "xla_lite/runtime/gemm_config.h"
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+constexpr int kGemmsPerIteration = 10;
+
+struct Env {
+  std::string platform_name;  // Empty: the default platform.
+  se::StreamExecutor* executor = nullptr;
+  std::unique_ptr<se::Stream> stream;
+  std::unique_ptr<se::StreamExecutorAllocator> allocator;
+};
+
+Env& GetEnv() {
+  static Env* env = new Env;
+  return *env;
+}
+
+absl::Status SetUpEnv() {
+  Env& env = GetEnv();
+  absl::StatusOr<se::Platform*> platform =
+      env.platform_name.empty()
+          ? se::PlatformManager::DefaultPlatform()
+          : se::PlatformManager::AvailablePlatformWithName(env.platform_name);
+  if (!platform.ok()) return platform.status();
+  env.platform_name = (*platform)->Name();
+  absl::StatusOr<se::StreamExecutor*> executor =
+      (*platform)->ExecutorForDevice(0);
+  if (!executor.ok()) return executor.status();
+  env.executor = *executor;
+  absl::StatusOr<std::unique_ptr<se::Stream>> stream =
+      env.executor->CreateStream();
+  if (!stream.ok()) return stream.status();
+  env.stream = std::move(*stream);
+  env.allocator = std::make_unique<se::StreamExecutorAllocator>(env.executor);
+  return absl::OkStatus();
+}
+
+void TearDownEnv() {
+  Env& env = GetEnv();
+  env.allocator.reset();
+  env.stream.reset();
+}
+
+// One product's config and device buffers, filled with random values.
+struct Problem {
+  GemmConfig config;
+  se::ScopedDeviceAddress lhs, rhs, out;
+};
+
+absl::StatusOr<se::ScopedDeviceAddress> RandomBuffer(const Shape& shape,
+                                                     std::mt19937& rng) {
+  Env& env = GetEnv();
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> values(shape.ElementCount());
+  for (float& v : values) v = dist(rng);
+  std::vector<uint8_t> bytes(shape.ByteSize());
+  if (shape.element_type() == PrimitiveType::kBF16) {
+    // Timing data only: truncating to bf16 is close enough.
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint32_t word;
+      std::memcpy(&word, &values[i], sizeof(word));
+      uint16_t upper = static_cast<uint16_t>(word >> 16);
+      std::memcpy(&bytes[2 * i], &upper, sizeof(upper));
+    }
+  } else {
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  }
+  absl::StatusOr<se::ScopedDeviceAddress> mem =
+      env.allocator->Allocate(env.executor->device_ordinal(), bytes.size());
+  if (!mem.ok()) return mem.status();
+  absl::Status copied = env.executor->SynchronousMemcpyH2D(
+      bytes.data(), bytes.size(), mem->ptr());
+  if (!copied.ok()) return copied;
+  return std::move(*mem);
+}
+
+absl::StatusOr<Problem> MakeProblem(const benchmark::State& state) {
+  PrimitiveType type =
+      state.range(3) ? PrimitiveType::kBF16 : PrimitiveType::kF32;
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  absl::StatusOr<GemmConfig> config =
+      GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}), false,
+                      Shape(type, {m, n}), 1.0f, 0.0f);
+  if (!config.ok()) return config.status();
+  std::mt19937 rng(1);
+  Problem problem{*config, {}, {}, {}};
+  for (auto [shape, buffer] :
+       {std::pair{&config->lhs_shape, &problem.lhs},
+        std::pair{&config->rhs_shape, &problem.rhs},
+        std::pair{&config->output_shape, &problem.out}}) {
+    absl::StatusOr<se::ScopedDeviceAddress> mem = RandomBuffer(*shape, rng);
+    if (!mem.ok()) return mem.status();
+    *buffer = std::move(*mem);
+  }
+  return problem;
+}
+
+std::vector<float> DownloadOutput(const Problem& problem) {
+  const se::DeviceAddressBase& out = problem.out.cref();
+  std::vector<uint8_t> bytes(out.size());
+  absl::Status copied =
+      GetEnv().executor->SynchronousMemcpyD2H(out, out.size(), bytes.data());
+  if (!copied.ok()) return {};
+  std::vector<float> values(problem.config.output_shape.ElementCount());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (problem.config.type == se::blas::DataType::kBF16) {
+      uint32_t word = uint32_t{bytes[2 * i]} | uint32_t{bytes[2 * i + 1]} << 8;
+      word <<= 16;
+      std::memcpy(&values[i], &word, sizeof(float));
+    } else {
+      std::memcpy(&values[i], &bytes[4 * i], sizeof(float));
+    }
+  }
+  return values;
+}
+
+bool Check(benchmark::State& state, const absl::Status& status) {
+  if (status.ok()) return true;
+  state.SkipWithError(std::string(status.ToString()).c_str());
+  return false;
+}
+
+void SetCounters(benchmark::State& state, const GemmConfig& config) {
+  state.counters["per_gemm"] = benchmark::Counter(
+      kGemmsPerIteration, benchmark::Counter::kIsIterationInvariantRate |
+                              benchmark::Counter::kInvert);
+  state.counters["flops"] = benchmark::Counter(
+      2.0 * config.m * config.n * config.k * config.batch * kGemmsPerIteration,
+      benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Runs BLAS then the emitted kernel on the problem and compares the outputs.
+absl::StatusOr<double> MaxRelativeDifference(Problem& problem,
+                                             const se::Kernel& kernel,
+                                             const se::KernelArgs& args) {
+  Env& env = GetEnv();
+  absl::StatusOr<se::blas::BlasSupport*> blas = env.executor->AsBlas();
+  if (!blas.ok()) return blas.status();
+  absl::Status status = (*blas)->Gemm(
+      env.stream.get(),
+      problem.config.ToBlasCall(problem.lhs.cref(), problem.rhs.cref(),
+                                problem.out.cref()));
+  if (status.ok()) status = env.stream->BlockHostUntilDone();
+  if (!status.ok()) return status;
+  std::vector<float> from_blas = DownloadOutput(problem);
+  status =
+      env.stream->Launch(GemmLaunchDimensions(problem.config), kernel, args);
+  if (status.ok()) status = env.stream->BlockHostUntilDone();
+  if (!status.ok()) return status;
+  std::vector<float> emitted = DownloadOutput(problem);
+  if (emitted.empty() || emitted.size() != from_blas.size()) {
+    return absl::InternalError("could not read the gemm outputs back");
+  }
+  double worst = 0;
+  for (size_t i = 0; i < emitted.size(); ++i) {
+    worst = std::max(worst, std::abs(double{emitted[i]} - from_blas[i]) /
+                                (1 + std::abs(from_blas[i])));
+  }
+  return worst;
+}
+
+void BM_EmittedGemm(benchmark::State& state) {
+  Env& env = GetEnv();
+  absl::StatusOr<Problem> problem = MakeProblem(state);
+  if (!Check(state, problem.status())) return;
+  // Compiling (NVRTC, hiprtc) happens here, outside the timed loop.
+  absl::StatusOr<std::unique_ptr<se::Kernel>> kernel =
+      env.executor->LoadKernel(EmitGemmKernel(problem->config, "gemm"));
+  if (!Check(state, kernel.status())) return;
+  se::KernelArgs args(
+      {problem->lhs.cref(), problem->rhs.cref(), problem->out.cref()});
+  se::LaunchDimensions dims = GemmLaunchDimensions(problem->config);
+  absl::StatusOr<double> difference =
+      MaxRelativeDifference(*problem, **kernel, args);
+  if (difference.ok()) state.counters["max_rel_diff"] = *difference;
+  for (auto _ : state) {
+    for (int i = 0; i < kGemmsPerIteration; ++i) {
+      if (!Check(state, env.stream->Launch(dims, **kernel, args))) return;
+    }
+    if (!Check(state, env.stream->BlockHostUntilDone())) return;
+  }
+  SetCounters(state, problem->config);
+}
+
+void BM_BlasGemm(benchmark::State& state) {
+  Env& env = GetEnv();
+  absl::StatusOr<se::blas::BlasSupport*> blas = env.executor->AsBlas();
+  if (!Check(state, blas.status())) return;
+  absl::StatusOr<Problem> problem = MakeProblem(state);
+  if (!Check(state, problem.status())) return;
+  se::blas::GemmCall call = problem->config.ToBlasCall(
+      problem->lhs.cref(), problem->rhs.cref(), problem->out.cref());
+  // The first call may set up the library (handles, heuristics).
+  if (!Check(state, (*blas)->Gemm(env.stream.get(), call))) return;
+  if (!Check(state, env.stream->BlockHostUntilDone())) return;
+  for (auto _ : state) {
+    for (int i = 0; i < kGemmsPerIteration; ++i) {
+      if (!Check(state, (*blas)->Gemm(env.stream.get(), call))) return;
+    }
+    if (!Check(state, env.stream->BlockHostUntilDone())) return;
+  }
+  SetCounters(state, problem->config);
+}
+
+// m, n, k, bf16: an MLP layer's forward product at two sizes, in both types.
+#define GEMM_BENCHMARK(fn)                \
+  BENCHMARK(fn)                           \
+      ->ArgNames({"m", "n", "k", "bf16"}) \
+      ->Args({64, 128, 128, 0})           \
+      ->Args({256, 1024, 1024, 0})        \
+      ->Args({64, 128, 128, 1})           \
+      ->Args({256, 1024, 1024, 1})        \
+      ->UseRealTime()                     \
+      ->Unit(benchmark::kMicrosecond)
+
+GEMM_BENCHMARK(BM_EmittedGemm);
+GEMM_BENCHMARK(BM_BlasGemm);
+
+}  // namespace
+}  // namespace xla_lite::gpu
+
+int main(int argc, char** argv) {
+  using xla_lite::gpu::GetEnv;
+  // --platform is ours; everything else goes to the benchmark library.
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    constexpr char kFlag[] = "--platform=";
+    if (i > 0 && std::strncmp(argv[i], kFlag, sizeof(kFlag) - 1) == 0) {
+      GetEnv().platform_name = argv[i] + sizeof(kFlag) - 1;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
+  absl::Status status = xla_lite::gpu::SetUpEnv();
+  if (!status.ok()) {
+    std::cerr << "gemm_kernel_benchmark: cannot run on platform '"
+              << GetEnv().platform_name << "': " << status << "\n";
+    return 1;
+  }
+  benchmark::AddCustomContext("platform", GetEnv().platform_name);
+  benchmark::AddCustomContext("device",
+                              GetEnv().executor->GetDeviceDescription().name);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  xla_lite::gpu::TearDownEnv();
+  return 0;
+}

@@ -1,0 +1,44 @@
+#ifndef XLA_LITE_SERVICE_GEMM_GEMM_KERNEL_EMITTER_H_
+#define XLA_LITE_SERVICE_GEMM_GEMM_KERNEL_EMITTER_H_
+
+#include <string>
+
+#include "stream_executor/kernel.h"
+#include "stream_executor/launch_dim.h"
+#include "xla_lite/runtime/gemm_config.h"
+#include "xla_lite/service/gemm/gemm_tiling.h"
+
+namespace xla_lite::gpu {
+
+// The compiler's own gemm, for when the platform has no BLAS library
+// (StreamExecutor::AsBlas() fails) or DebugOptions.xla_gpu_use_emitted_gemm
+// asks for it. The kernel takes three device addresses (lhs, rhs, out), with
+// every size, transpose, alpha and beta baked in, and computes
+//   out = alpha * op(lhs) @ op(rhs) + beta * out
+// for every batch in f32 (bf16 operands widened, a bf16 result rounded to
+// nearest even); beta == 0 never reads out. The spec has the CUDA C source
+// that NVRTC and hiprtc compile (a shared-memory tiled kernel) and a host
+// function; run it with a KernelThunk and GemmLaunchDimensions(config), with
+// the output slice marked written.
+//
+// The entry point is "gemm_" and `name` with every character that cannot
+// appear in a C identifier replaced by '_' (HLO names such as "dot.3" can be
+// passed as is); the prefix keeps a name like "round" from colliding with a
+// CUDA built-in. spec.name is that identifier.
+se::KernelSpec EmitGemmKernel(const GemmConfig& config,
+                              const std::string& name);
+
+// The launch dimensions EmitGemmKernel's kernel for `config` needs.
+se::LaunchDimensions GemmLaunchDimensions(const GemmConfig& config);
+
+// The same with the tiling given rather than chosen; the kernel must be
+// launched with GemmLaunchDimensionsFor(config, tiling). For tests and tuning.
+se::KernelSpec EmitGemmKernel(const GemmConfig& config, const std::string& name,
+                              const GemmTiling& tiling);
+
+// `name` as a C identifier, as EmitGemmKernel names its entry point.
+std::string GemmKernelEntryName(const std::string& name);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_GEMM_GEMM_KERNEL_EMITTER_H_

@@ -1,0 +1,201 @@
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "glog/logging.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+// One thread block computes a tile_m x tile_n tile of one batch's output. Per
+// step of kTileK along k, every thread stages a few elements of each operand
+// tile in shared memory (zero outside the matrices, so the edges need no
+// other care), then accumulates its register block from shared memory.
+// Tiles are stored k-major with one float of padding per row, which keeps the
+// transposing stores from hitting one bank. Each output element adds its
+// products in increasing k, one rounding each (NVRTC runs with --fmad=false,
+// hiprtc with -ffp-contract=off), exactly as the host kernel does.
+constexpr char kKernelTemplate[] = R"(// Emitted gemm: $CONFIG
+// out = alpha * op(lhs) @ op(rhs) + beta * out, row-major; $TILING.
+typedef $STORAGE storage_t;
+
+__device__ __forceinline__ float load_element(const storage_t* data,
+                                              long long i) {
+$LOAD
+}
+
+__device__ __forceinline__ void store_element(storage_t* data, long long i,
+                                              float value) {
+$STORE
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+$ENTRY(const storage_t* __restrict__ lhs,
+    const storage_t* __restrict__ rhs, storage_t* out) {
+  constexpr long long kBatch = $BATCHLL, kM = $MLL, kN = $NLL, kK = $KLL;
+  constexpr int kTileM = $TILE_M, kTileN = $TILE_N, kTileK = $TILE_K;
+  constexpr int kRowsPerThread = $ROWS_PER_THREAD;
+  constexpr int kColsPerThread = $COLS_PER_THREAD;
+  constexpr int kThreadsX = 16, kThreadsY = 16;
+  constexpr long long kTilesM = (kM + kTileM - 1) / kTileM;
+  constexpr long long kTilesN = (kN + kTileN - 1) / kTileN;
+$SCALARS
+  __shared__ float lhs_tile[kTileK][kTileM + 1];
+  __shared__ float rhs_tile[kTileK][kTileN + 1];
+
+  if (blockIdx.x >= kTilesN) return;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kThreadsX + tx;
+  const long long col0 = (long long)blockIdx.x * kTileN;
+  // Grids are capped at 65535 along y and z; blocks loop over the rest.
+  for (long long batch = blockIdx.z; batch < kBatch; batch += gridDim.z) {
+    const storage_t* lhs_batch = lhs + batch * kM * kK;
+    const storage_t* rhs_batch = rhs + batch * kK * kN;
+    storage_t* out_batch = out + batch * kM * kN;
+    for (long long tile_m = blockIdx.y; tile_m < kTilesM; tile_m += gridDim.y) {
+      const long long row0 = tile_m * kTileM;
+      float acc[kRowsPerThread][kColsPerThread];
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+#pragma unroll
+        for (int c = 0; c < kColsPerThread; ++c) acc[r][c] = 0.0f;
+      }
+      for (long long k0 = 0; k0 < kK; k0 += kTileK) {
+#pragma unroll
+        for (int s = 0; s < kRowsPerThread; ++s) {
+          const int e = tid + s * kThreadsX * kThreadsY;
+$LHS_INDEX
+          const long long row = row0 + i, k = k0 + kk;
+          lhs_tile[kk][i] =
+              row < kM && k < kK ? load_element(lhs_batch, $LHS_OFFSET) : 0.0f;
+        }
+#pragma unroll
+        for (int s = 0; s < kColsPerThread; ++s) {
+          const int e = tid + s * kThreadsX * kThreadsY;
+$RHS_INDEX
+          const long long k = k0 + kk, col = col0 + j;
+          rhs_tile[kk][j] =
+              k < kK && col < kN ? load_element(rhs_batch, $RHS_OFFSET) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < kTileK; ++kk) {
+          float a[kRowsPerThread], b[kColsPerThread];
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+            a[r] = lhs_tile[kk][ty + r * kThreadsY];
+          }
+#pragma unroll
+          for (int c = 0; c < kColsPerThread; ++c) {
+            b[c] = rhs_tile[kk][tx + c * kThreadsX];
+          }
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+#pragma unroll
+            for (int c = 0; c < kColsPerThread; ++c) acc[r][c] += a[r] * b[c];
+          }
+        }
+        __syncthreads();
+      }
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+#pragma unroll
+        for (int c = 0; c < kColsPerThread; ++c) {
+          const long long row = row0 + ty + r * kThreadsY;
+          const long long col = col0 + tx + c * kThreadsX;
+          if (row < kM && col < kN) {
+            float value = alpha * acc[r][c];
+$BETA_TERM
+            store_element(out_batch, row * kN + col, value);
+          }
+        }
+      }
+    }
+  }
+}
+)";
+
+constexpr char kF32Load[] = "  return data[i];";
+constexpr char kF32Store[] = "  data[i] = value;";
+constexpr char kBf16Load[] =
+    "  return __uint_as_float(((unsigned int)data[i]) << 16);";
+// Round to nearest even; NaN is quieted instead of rounded (bf16_bits.h).
+constexpr char kBf16Store[] =
+    R"(  const unsigned int word = __float_as_uint(value);
+  data[i] = (word & 0x7fffffffu) > 0x7f800000u
+                ? (unsigned short)((word >> 16) | 0x0040u)
+                : (unsigned short)((word + 0x7fffu + ((word >> 16) & 1u)) >> 16);)";
+
+// Which tile element thread element `e` stages: `fast` varies fastest with
+// `e`, and is chosen as the operand's contiguous dimension so that
+// neighbouring threads read neighbouring addresses.
+std::string IndexAlong(const char* fast, const char* slow, const char* tile) {
+  return absl::StrFormat("          const int %s = e %% %s, %s = e / %s;", fast,
+                         tile, slow, tile);
+}
+
+// A float constant by its bits: exact for every value, infinities and NaNs
+// included, with the decimal value alongside for readers.
+std::string FloatConstant(const char* name, float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return absl::StrFormat(
+      "  const float %s = __uint_as_float(0x%08xu);  // %.9g", name, bits,
+      value);
+}
+
+}  // namespace
+
+std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
+                             const std::string& entry) {
+  CHECK(tiling.IsValid()) << tiling.ToString();
+  const bool bf16 = config.type == se::blas::DataType::kBF16;
+  const bool read_out = config.beta != 0.0f;
+  std::string scalars = FloatConstant("alpha", config.alpha);
+  if (read_out)
+    absl::StrAppend(&scalars, "\n", FloatConstant("beta", config.beta));
+  // op(lhs) is m x k: stored k-contiguous unless transposed. op(rhs) is
+  // k x n: stored n-contiguous unless transposed.
+  std::string lhs_index = config.transpose_lhs
+                              ? IndexAlong("i", "kk", "kTileM")
+                              : IndexAlong("kk", "i", "kTileK");
+  std::string rhs_index = config.transpose_rhs
+                              ? IndexAlong("kk", "j", "kTileK")
+                              : IndexAlong("j", "kk", "kTileN");
+  return absl::StrReplaceAll(
+      kKernelTemplate,
+      {
+          {"$CONFIG", config.ToString()},
+          {"$TILING", tiling.ToString()},
+          {"$STORAGE", bf16 ? "unsigned short" : "float"},
+          {"$LOAD", bf16 ? kBf16Load : kF32Load},
+          {"$STORE", bf16 ? kBf16Store : kF32Store},
+          {"$ENTRY", entry},
+          {"$BATCH", absl::StrCat(config.batch)},
+          {"$M", absl::StrCat(config.m)},
+          {"$N", absl::StrCat(config.n)},
+          {"$K", absl::StrCat(config.k)},
+          {"$TILE_M", absl::StrCat(tiling.tile_m())},
+          {"$TILE_N", absl::StrCat(tiling.tile_n())},
+          {"$TILE_K", absl::StrCat(GemmTiling::kTileK)},
+          {"$ROWS_PER_THREAD", absl::StrCat(tiling.rows_per_thread)},
+          {"$COLS_PER_THREAD", absl::StrCat(tiling.cols_per_thread)},
+          {"$SCALARS", scalars},
+          {"$LHS_INDEX", lhs_index},
+          {"$LHS_OFFSET",
+           config.transpose_lhs ? "k * kM + row" : "row * kK + k"},
+          {"$RHS_INDEX", rhs_index},
+          {"$RHS_OFFSET",
+           config.transpose_rhs ? "col * kK + k" : "k * kN + col"},
+          {"$BETA_TERM", read_out
+                             ? "            value = value + beta * "
+                               "load_element(out_batch, row * kN + col);"
+                             : "            // beta == 0: out is never read."},
+      });
+}
+
+}  // namespace xla_lite::gpu

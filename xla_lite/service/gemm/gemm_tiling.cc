@@ -1,0 +1,77 @@
+#include "xla_lite/service/gemm/gemm_tiling.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_format.h"
+#include "glog/logging.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+// Below this many blocks a large GPU leaves multiprocessors idle, so smaller
+// tiles (less reuse per block, more blocks) win.
+constexpr int64_t kMinBlocks = 128;
+// The hardware limit on gridDim.y and gridDim.z.
+constexpr int64_t kMaxGridYZ = 65535;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t BlockCount(const GemmConfig& config, const GemmTiling& tiling) {
+  return CeilDiv(config.m, tiling.tile_m()) *
+         CeilDiv(config.n, tiling.tile_n()) * config.batch;
+}
+
+}  // namespace
+
+bool GemmTiling::IsValid() const {
+  auto valid = [](int per_thread) {
+    return per_thread == 1 || per_thread == 2 || per_thread == 4;
+  };
+  return valid(rows_per_thread) && valid(cols_per_thread);
+}
+
+std::string GemmTiling::ToString() const {
+  return absl::StrFormat("tile %dx%dx%d, %dx%d per thread", tile_m(), tile_n(),
+                         kTileK, rows_per_thread, cols_per_thread);
+}
+
+GemmTiling ChooseGemmTiling(const GemmConfig& config) {
+  GemmTiling tiling;
+  while (BlockCount(config, tiling) < kMinBlocks &&
+         (tiling.rows_per_thread > 1 || tiling.cols_per_thread > 1)) {
+    // Halve the side whose tiles overhang the output more, so that thin
+    // products get thin tiles; on a tie, the larger register block.
+    int64_t waste_m =
+        CeilDiv(config.m, tiling.tile_m()) * tiling.tile_m() - config.m;
+    int64_t waste_n =
+        CeilDiv(config.n, tiling.tile_n()) * tiling.tile_n() - config.n;
+    bool shrink_m = tiling.cols_per_thread == 1 ||
+                    (tiling.rows_per_thread > 1 &&
+                     (waste_m > waste_n ||
+                      (waste_m == waste_n &&
+                       tiling.rows_per_thread >= tiling.cols_per_thread)));
+    (shrink_m ? tiling.rows_per_thread : tiling.cols_per_thread) /= 2;
+  }
+  return tiling;
+}
+
+se::LaunchDimensions GemmLaunchDimensionsFor(const GemmConfig& config,
+                                             const GemmTiling& tiling) {
+  CHECK(tiling.IsValid()) << tiling.ToString();
+  int64_t tiles_n = CeilDiv(config.n, tiling.tile_n());
+  CHECK_LE(tiles_n, std::numeric_limits<int32_t>::max())
+      << "gemm too wide for one grid: " << config.ToString();
+  auto at_least_one = [](int64_t count) {
+    return static_cast<uint32_t>(std::max<int64_t>(count, 1));
+  };
+  se::LaunchDimensions dims;
+  dims.blocks.x = at_least_one(tiles_n);
+  dims.blocks.y =
+      at_least_one(std::min(CeilDiv(config.m, tiling.tile_m()), kMaxGridYZ));
+  dims.blocks.z = at_least_one(std::min(config.batch, kMaxGridYZ));
+  dims.threads_per_block = {GemmTiling::kThreadsX, GemmTiling::kThreadsY, 1};
+  return dims;
+}
+
+}  // namespace xla_lite::gpu

@@ -1,0 +1,47 @@
+#ifndef XLA_LITE_SERVICE_GEMM_GEMM_TILING_H_
+#define XLA_LITE_SERVICE_GEMM_GEMM_TILING_H_
+
+#include <cstdint>
+#include <string>
+
+#include "stream_executor/launch_dim.h"
+#include "xla_lite/runtime/gemm_config.h"
+
+namespace xla_lite::gpu {
+
+// How the emitted gemm kernel splits the output: every block is a 16x16
+// grid of threads that computes one tile_m() x tile_n() output tile, each
+// thread a rows_per_thread x cols_per_thread register block whose elements
+// are 16 rows (columns) apart, so that neighbouring threads write
+// neighbouring columns. The contraction advances kTileK elements at a time
+// through shared memory.
+struct GemmTiling {
+  static constexpr int kThreadsX = 16;  // Threads along n.
+  static constexpr int kThreadsY = 16;  // Threads along m.
+  static constexpr int kThreads = kThreadsX * kThreadsY;
+  // Equal to both thread-grid sides, so that loading a tile of either operand
+  // takes each thread exactly rows_per_thread (cols_per_thread) elements.
+  static constexpr int kTileK = 16;
+  static constexpr int kMaxPerThread = 4;
+
+  int rows_per_thread = kMaxPerThread;  // 1, 2 or 4.
+  int cols_per_thread = kMaxPerThread;  // 1, 2 or 4.
+
+  int tile_m() const { return kThreadsY * rows_per_thread; }
+  int tile_n() const { return kThreadsX * cols_per_thread; }
+  bool IsValid() const;
+  std::string ToString() const;
+};
+
+// The largest tiles that still give the device enough blocks to spread over
+// its multiprocessors; small products get small tiles.
+GemmTiling ChooseGemmTiling(const GemmConfig& config);
+
+// One block per output tile along n (x), m (y) and batch (z). y and z are
+// capped at the hardware's 65535; the kernel loops over what the cap leaves.
+se::LaunchDimensions GemmLaunchDimensionsFor(const GemmConfig& config,
+                                             const GemmTiling& tiling);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_GEMM_GEMM_TILING_H_
