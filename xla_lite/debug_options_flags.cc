@@ -487,6 +487,8 @@ DebugOptions DefaultDebugOptions() {
   options.set_xla_gpu_command_buffer_use_cached_allocs(true);
   options.set_xla_gpu_command_buffer_parameter_stabilization(
       DebugOptions::PARAMETER_STABILIZATION_COPY);
+  // Covers the small MLPs' gemms (32x128x128 is 0.5M), not 256x1024x1024.
+  options.set_xla_gpu_emitted_gemm_max_size(int64_t{1} << 22);
   return options;
 }
 

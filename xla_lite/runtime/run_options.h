@@ -14,7 +14,9 @@ struct RunOptions {
   // Where the execution's work is enqueued; its executor is the device.
   se::Stream* stream = nullptr;
   // Temps, outputs and parameter copies come from here. It must outlive the
-  // buffers it hands out, including results the caller keeps.
+  // buffers it hands out, including results the caller keeps and, with
+  // cached allocations, the executable's cache: call the executable's
+  // ReleaseCachedAllocations before destroying an allocator that served it.
   se::DeviceAddressAllocator* allocator = nullptr;
   // -1: the stream's device. Otherwise it must name the stream's device.
   int device_ordinal = -1;

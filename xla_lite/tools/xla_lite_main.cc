@@ -1,5 +1,11 @@
 // The xla_lite command line. Subcommands:
 //   info [--platform=NAME]   platforms, devices, options, and a device check
+//   run --hlo=FILE --inputs=DIR --steps=K --outputs=DIR [--platform=NAME]
+//                            compiles and runs K training steps
+//   train --hlo=FILE [--steps=N] [--batch=moving|fixed|staged] [--inputs=DIR]
+//                            a training loop with progress and a summary
+//   bench --models=DIR[,DIR...] [--out=DIR] [--baseline=FILE] [--peers=FILE]
+//                            the step-time regression benchmark
 //
 // XLA_FLAGS applies to every subcommand (read once, here).
 
@@ -15,9 +21,41 @@
 #include "stream_executor/platform_manager.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/tools/device_check.h"
+#include "xla_lite/tools/bench_command.h"
+#include "xla_lite/tools/run_command.h"
+#include "xla_lite/tools/train_command.h"
 
 ABSL_FLAG(std::string, platform, "",
           "host, cuda or rocm; empty picks the first available (GPU first)");
+ABSL_FLAG(std::string, hlo, "", "run: the HLO text file to compile");
+ABSL_FLAG(std::string, inputs, "",
+          "run: directory with input_<i>.npy for each entry parameter i");
+ABSL_FLAG(std::string, outputs, "",
+          "run: directory to write output_<i>.npy for each result i into");
+ABSL_FLAG(int64_t, steps, 0,
+          "steps to run, each aliased result feeding its parameter "
+          "(0: run 1, train 100, bench 100 synchronized steps)");
+ABSL_FLAG(std::string, batch, "moving",
+          "train: how the batch reaches each step: moving (a new buffer every "
+          "step), fixed (the same buffer) or staged (the stable buffer)");
+ABSL_FLAG(uint32_t, seed, 0, "train: seed for arguments when no --inputs");
+ABSL_FLAG(std::string, models, "",
+          "bench: model folders (configs/models/<name>) or HLO files, "
+          "comma-separated");
+ABSL_FLAG(std::string, out, "", "bench: folder for bench.json/.svg/.md");
+ABSL_FLAG(std::string, baseline, "",
+          "bench: a bench.json whose medians this run must not exceed");
+ABSL_FLAG(double, tolerance, 0.25,
+          "bench: allowed slowdown against the baseline (0.25: 25%)");
+ABSL_FLAG(std::string, peers, "",
+          "bench: JSON lines from tests/peers/run_peers.sh to compare with");
+ABSL_FLAG(int64_t, blocks, 20, "bench: pipelined blocks for the median");
+ABSL_FLAG(int64_t, block_steps, 50, "bench: steps per pipelined block");
+
+int64_t StepsOr(int64_t fallback) {
+  int64_t steps = absl::GetFlag(FLAGS_steps);
+  return steps == 0 ? fallback : steps;
+}
 
 namespace xla_lite {
 namespace {
@@ -58,13 +96,58 @@ absl::Status Info(const DebugOptions& options) {
   return absl::OkStatus();
 }
 
+absl::Status Run(const DebugOptions& options) {
+  RunFlags flags;
+  flags.hlo = absl::GetFlag(FLAGS_hlo);
+  flags.inputs = absl::GetFlag(FLAGS_inputs);
+  flags.outputs = absl::GetFlag(FLAGS_outputs);
+  flags.steps = StepsOr(1);
+  ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
+  return RunCommand(flags, platform, options);
+}
+
+absl::Status Train(const DebugOptions& options) {
+  TrainFlags flags;
+  flags.hlo = absl::GetFlag(FLAGS_hlo);
+  flags.inputs = absl::GetFlag(FLAGS_inputs);
+  flags.steps = StepsOr(100);
+  flags.batch = absl::GetFlag(FLAGS_batch);
+  flags.seed = absl::GetFlag(FLAGS_seed);
+  ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
+  return TrainCommand(flags, platform, options);
+}
+
+absl::Status Bench(const DebugOptions& options) {
+  BenchFlags flags;
+  flags.models = absl::GetFlag(FLAGS_models);
+  flags.steps = StepsOr(100);
+  flags.blocks = absl::GetFlag(FLAGS_blocks);
+  flags.block_steps = absl::GetFlag(FLAGS_block_steps);
+  flags.out = absl::GetFlag(FLAGS_out);
+  flags.baseline = absl::GetFlag(FLAGS_baseline);
+  flags.tolerance = absl::GetFlag(FLAGS_tolerance);
+  flags.peers = absl::GetFlag(FLAGS_peers);
+  ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
+  return BenchCommand(flags, platform, options);
+}
+
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "xla_lite <subcommand> [flags]\n  info   platforms, devices and a device "
-      "check\nXLA_FLAGS=\"--name=value ...\" sets DebugOptions.");
+      "check\n  run    --hlo=FILE --inputs=DIR --steps=K --outputs=DIR: compile "
+      "and run K steps\n  train  --hlo=FILE [--steps=N] [--batch=moving|fixed|"
+      "staged]: a training loop\n  bench  --models=DIR[,...] [--out=DIR] "
+      "[--baseline=FILE] [--peers=FILE]: step-time benchmark\nXLA_FLAGS=\"--name=value ...\" sets DebugOptions.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
-    std::fprintf(stderr, "usage: xla_lite info [--platform=NAME]\n");
+    std::fprintf(stderr,
+                 "usage: xla_lite info [--platform=NAME]\n"
+                 "       xla_lite run --hlo=FILE --inputs=DIR --steps=K "
+                 "--outputs=DIR [--platform=NAME]\n"
+                 "       xla_lite train --hlo=FILE [--steps=N] "
+                 "[--batch=moving|fixed|staged] [--inputs=DIR]\n"
+                 "       xla_lite bench --models=DIR[,DIR...] [--out=DIR] "
+                 "[--baseline=FILE] [--peers=FILE]\n");
     return 2;
   }
   absl::StatusOr<DebugOptions> options = DebugOptionsFromEnvironment();
@@ -72,6 +155,12 @@ int Main(int argc, char** argv) {
   std::string command = args[1];
   if (status.ok() && command == "info") {
     status = Info(*options);
+  } else if (status.ok() && command == "run") {
+    status = Run(*options);
+  } else if (status.ok() && command == "train") {
+    status = Train(*options);
+  } else if (status.ok() && command == "bench") {
+    status = Bench(*options);
   } else if (status.ok()) {
     status = absl::InvalidArgumentError("unknown subcommand: " + command);
   }

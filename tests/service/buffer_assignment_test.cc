@@ -1,0 +1,306 @@
+// Buffer assignment: temp packing by liveness, and where results live
+// (their own allocation, or the parameter they alias).
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/service/compiler_test_base.h"
+#include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/gpu_executable.h"
+#include "xla_lite/service/buffer_assignment.h"
+
+namespace xla_lite::testing {
+namespace {
+
+using gpu::BufferAllocation;
+using gpu::BufferUse;
+using gpu::PackTemps;
+using gpu::TempPacking;
+using gpu::TempValue;
+using gpu::Thunk;
+
+bool RangesOverlap(int64_t a, int64_t a_size, int64_t b, int64_t b_size) {
+  return a_size > 0 && b_size > 0 && a < b + b_size && b < a + a_size;
+}
+
+// Values live at the same time never share a byte.
+void ExpectNoConflicts(const std::vector<TempValue>& values,
+                       const TempPacking& packing) {
+  for (int i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(packing.offsets[i] % 64, 0) << "value " << i;
+    EXPECT_LE(packing.offsets[i] + values[i].size, packing.size);
+    for (int j = i + 1; j < values.size(); ++j) {
+      bool live_together = values[i].start <= values[j].end &&
+                           values[j].start <= values[i].end;
+      if (!live_together) continue;
+      EXPECT_FALSE(RangesOverlap(packing.offsets[i], values[i].size,
+                                 packing.offsets[j], values[j].size))
+          << "values " << i << " and " << j << " are live together";
+    }
+  }
+}
+
+TEST(PackTempsTest, DisjointLiveRangesShareSpace) {
+  std::vector<TempValue> values = {{1000, 0, 1}, {800, 2, 3}, {600, 4, 5}};
+  TempPacking packing = PackTemps(values);
+  ExpectNoConflicts(values, packing);
+  EXPECT_EQ(packing.offsets, (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(packing.size, 1024);
+}
+
+TEST(PackTempsTest, OverlappingLiveRangesNeverShare) {
+  // Each value is live when the next is written (a chain of ops).
+  std::vector<TempValue> values = {{100, 0, 1}, {100, 1, 2}, {100, 2, 3}};
+  TempPacking packing = PackTemps(values);
+  ExpectNoConflicts(values, packing);
+  EXPECT_NE(packing.offsets[0], packing.offsets[1]);
+  EXPECT_NE(packing.offsets[1], packing.offsets[2]);
+  // The first and the last are never live together: they share.
+  EXPECT_EQ(packing.offsets[0], packing.offsets[2]);
+}
+
+TEST(PackTempsTest, BestFitPicksTheSmallestGapThatFits) {
+  // While value 3 is live, values 0 (at 0..2047) and 2 (past a 512-byte and
+  // a 4096-byte gap) are too; the 512-byte value takes the small gap.
+  std::vector<TempValue> values = {
+      {2048, 0, 10}, {512, 0, 1}, {4096, 0, 1}, {1024, 0, 10}, {448, 5, 6}};
+  TempPacking packing = PackTemps(values);
+  ExpectNoConflicts(values, packing);
+  // Value 4 fits in the space values 1 and 2 left (dead by op 5); best fit
+  // takes the smaller of the gaps it fits in.
+  std::vector<std::pair<int64_t, int64_t>> live_at_5;
+  for (int i : {0, 3}) live_at_5.push_back({packing.offsets[i], values[i].size});
+  for (auto [offset, size] : live_at_5) {
+    EXPECT_FALSE(RangesOverlap(packing.offsets[4], 448, offset, size));
+  }
+  EXPECT_LT(packing.offsets[4] + 448, packing.size);
+}
+
+TEST(PackTempsTest, RandomValuesNeverConflict) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<TempValue> values;
+    int64_t total = 0;
+    for (int i = 0; i < 40; ++i) {
+      int64_t start = rng() % 30;
+      int64_t size = (rng() % 5 == 0) ? 0 : 1 + rng() % 5000;
+      values.push_back({size, start, start + static_cast<int64_t>(rng() % 8)});
+      total += (size + 63) / 64 * 64;
+    }
+    TempPacking packing = PackTemps(values);
+    ExpectNoConflicts(values, packing);
+    EXPECT_LE(packing.size, total);
+  }
+}
+
+// Checks, on the thunks of a compiled program, that a value written into a
+// slice is not overwritten by anything else before its last reader.
+void ExpectNoClobberedValues(const gpu::GpuExecutable& executable) {
+  std::vector<const Thunk*> thunks = FlatThunks(executable);
+  std::vector<gpu::BufferUses> uses;
+  for (const Thunk* thunk : thunks) uses.push_back(thunk->buffer_uses());
+  auto reads = [&](int k, const BufferAllocation::Slice& s) {
+    for (const BufferUse& use : uses[k]) {
+      if (use.access == BufferUse::Access::kRead && use.slice == s) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < thunks.size(); ++i) {
+    for (const BufferUse& write : uses[i]) {
+      if (write.access != BufferUse::Access::kWrite) continue;
+      int last = i;
+      for (int j = i + 1; j < thunks.size(); ++j) {
+        if (reads(j, write.slice)) last = j;
+        bool rewrites = false;
+        for (const BufferUse& use : uses[j]) {
+          rewrites |= use.access == BufferUse::Access::kWrite &&
+                      use.slice == write.slice;
+        }
+        if (rewrites) break;
+      }
+      for (int k = i + 1; k <= last; ++k) {
+        for (const BufferUse& other : uses[k]) {
+          if (other.access != BufferUse::Access::kWrite ||
+              !other.slice.OverlapsWith(write.slice)) {
+            continue;
+          }
+          bool in_place = other.slice == write.slice && reads(k, write.slice);
+          EXPECT_TRUE(in_place && k == last)
+              << thunks[k]->name() << " writes " << other.slice.ToString()
+              << " while " << thunks[i]->name() << "'s value in "
+              << write.slice.ToString() << " is still read by "
+              << thunks[last]->name();
+        }
+      }
+    }
+  }
+}
+
+// What the thunk computing `name` writes (a reduce kernel with an epilogue
+// is named "<reduce>+<epilogue>").
+BufferAllocation::Slice WrittenSlice(const gpu::GpuExecutable& executable,
+                                     const std::string& name) {
+  for (const Thunk* thunk : FlatThunks(executable)) {
+    if (thunk->name() != name &&
+        !absl::EndsWith(thunk->name(), absl::StrCat("+", name))) {
+      continue;
+    }
+    for (const BufferUse& use : thunk->buffer_uses()) {
+      if (use.access == BufferUse::Access::kWrite) return use.slice;
+    }
+  }
+  ADD_FAILURE() << "no thunk " << name << " writes anything";
+  return BufferAllocation::Slice();
+}
+
+using BufferAssignmentTest = CompilerTest;
+
+// e1 is dead once d1 is computed, so e2 can take its place; d1 is read
+// while e2 is written, so those two must not share.
+constexpr char kChain[] = R"(
+HloModule chain
+
+ENTRY main {
+  x = f32[32,32] parameter(0)
+  w = f32[32,32] parameter(1)
+  e1 = f32[32,32] exponential(x)
+  d1 = f32[32,32] dot(e1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e2 = f32[32,32] tanh(d1)
+  d2 = f32[32,32] dot(e2, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e3 = f32[32,32] sine(d2)
+  d3 = f32[32,32] dot(e3, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[32,32] negate(d3)
+})";
+
+TEST_P(BufferAssignmentTest, TempsReuseSpaceOnlyWhenLiveRangesAreDisjoint) {
+  ExpectMatchesEvaluator(kChain, 0, 0.1);
+  auto executable = Compile(kChain);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ExpectNoClobberedValues(**executable);
+  BufferAllocation::Slice e1 = WrittenSlice(**executable, "e1");
+  BufferAllocation::Slice d1 = WrittenSlice(**executable, "d1");
+  BufferAllocation::Slice e2 = WrittenSlice(**executable, "e2");
+  EXPECT_EQ(e1, e2) << "e1 is dead when e2 is written";
+  EXPECT_FALSE(d1.OverlapsWith(e2));
+  EXPECT_FALSE(d1.OverlapsWith(e1));
+  // Six 4 KiB temps, at most two live at once.
+  for (const BufferAllocation& allocation : (*executable)->allocations()) {
+    if (allocation.is_temp()) {
+      EXPECT_LE(allocation.size(), 2 * 4096);
+    }
+  }
+}
+
+TEST_P(BufferAssignmentTest, TrainingStepKeepsEveryValueUntilItsLastRead) {
+  std::string hlo = ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo");
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ExpectNoClobberedValues(**executable);
+}
+
+constexpr char kInPlace[] = R"(
+HloModule in_place, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, must-alias) }
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  w = f32[16,8] parameter(0)
+  b = f32[8] parameter(1)
+  g = f32[16,8] parameter(2)
+  z = f32[] constant(0)
+  colsum = f32[8] reduce(w, z), dimensions={0}, to_apply=add
+  wt = f32[8,16] transpose(w), dimensions={1,0}
+  rowsum = f32[8] reduce(wt, z), dimensions={1}, to_apply=add
+  lr = f32[] constant(0.5)
+  lrb = f32[16,8] broadcast(lr), dimensions={}
+  step = f32[16,8] multiply(g, lrb)
+  w2 = f32[16,8] subtract(w, step)
+  b2 = f32[8] add(b, colsum)
+  ROOT r = (f32[16,8], f32[8], f32[8]) tuple(w2, b2, rowsum)
+})";
+
+TEST_P(BufferAssignmentTest, AliasedResultsAreWrittenInPlaceAfterEveryRead) {
+  // w is read by two reductions and rewritten; b is read and rewritten.
+  ExpectMatchesEvaluator(kInPlace, -1, 1, OpByOpOptions(), /*steps=*/3);
+  auto executable = Compile(kInPlace);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ExpectNoClobberedValues(**executable);
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kMemcpy), 0);
+  // Results 0 and 1 live in parameters 0 and 1; result 2 in its own.
+  BufferAllocation::Slice w2 = WrittenSlice(**executable, "w2");
+  BufferAllocation::Slice b2 = WrittenSlice(**executable, "b2");
+  auto allocations = (*executable)->allocations();
+  ASSERT_TRUE(allocations[w2.index()].is_entry_parameter());
+  EXPECT_EQ(allocations[w2.index()].parameter_number(), 0);
+  ASSERT_TRUE(allocations[b2.index()].is_entry_parameter());
+  EXPECT_EQ(allocations[b2.index()].parameter_number(), 1);
+  BufferAllocation::Slice rowsum = WrittenSlice(**executable, "rowsum");
+  EXPECT_EQ(allocations[rowsum.index()].kind(), BufferAllocation::Kind::kOutput);
+}
+
+TEST_P(BufferAssignmentTest, AliasedResultThatCannotBeInPlaceIsCopiedIn) {
+  // Each element of r reads another element of p: computing it in place
+  // would race, so it is computed aside and copied in.
+  constexpr char kTransposeInPlace[] = R"(
+HloModule transpose_alias, input_output_alias={ {0}: (0, {}, may-alias) }
+
+ENTRY main {
+  p = f32[6,6] parameter(0)
+  t = f32[6,6] transpose(p), dimensions={1,0}
+  one = f32[] constant(1)
+  ob = f32[6,6] broadcast(one), dimensions={}
+  r = f32[6,6] add(t, ob)
+  ROOT out = (f32[6,6]) tuple(r)
+})";
+  ExpectMatchesEvaluator(kTransposeInPlace, -1, 1, OpByOpOptions(), 3);
+  auto executable = Compile(kTransposeInPlace);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kMemcpy), 1);
+  ExpectNoClobberedValues(**executable);
+}
+
+TEST_P(BufferAssignmentTest, SwappedAliasedParametersAreStaged) {
+  constexpr char kSwap[] = R"(
+HloModule swap, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, may-alias) }
+
+ENTRY main {
+  a = f32[10] parameter(0)
+  b = f32[10] parameter(1)
+  ROOT r = (f32[10], f32[10]) tuple(b, a)
+})";
+  for (int steps : {1, 2, 3}) {
+    SCOPED_TRACE(absl::StrCat(steps, " steps"));
+    ExpectMatchesEvaluator(kSwap, -1, 1, OpByOpOptions(), steps);
+  }
+}
+
+TEST_P(BufferAssignmentTest, ParametersAndRepeatedValuesAreCopiedToResults) {
+  constexpr char kCopies[] = R"(
+HloModule copies
+
+ENTRY main {
+  x = f32[8] parameter(0)
+  n = f32[8] negate(x)
+  ROOT r = (f32[8], f32[8], f32[8]) tuple(x, n, n)
+})";
+  ExpectMatchesEvaluator(kCopies);
+  auto executable = Compile(kCopies);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kMemcpy), 2);
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kKernel), 1);
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(BufferAssignmentTest);
+
+}  // namespace
+}  // namespace xla_lite::testing

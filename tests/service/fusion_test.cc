@@ -1,0 +1,299 @@
+// Fusion decisions seen through the compiled thunks: how many kernels and
+// gemms a module becomes, and that the fused result is still right.
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "tests/service/compiler_test_base.h"
+#include "xla_lite/debug_options_flags.h"
+#include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/runtime/gpu_executable.h"
+
+namespace xla_lite::testing {
+namespace {
+
+using gpu::Thunk;
+
+int64_t Kernels(const gpu::GpuExecutable& executable) {
+  return CountThunks(executable, Thunk::Kind::kKernel);
+}
+int64_t Gemms(const gpu::GpuExecutable& executable) {
+  return CountThunks(executable, Thunk::Kind::kGemm);
+}
+
+int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
+  int64_t count = 0;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instr : computation->instructions()) {
+      count += instr->opcode() == opcode;
+    }
+  }
+  return count;
+}
+
+class FusionTest : public CompilerTest {
+ protected:
+  // Compiles `hlo` op by op and checks its results against the evaluator.
+  std::unique_ptr<gpu::GpuExecutable> CompileChecked(const std::string& hlo) {
+    ExpectMatchesEvaluator(hlo);
+    auto executable = Compile(hlo);
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    return executable.ok() ? std::move(*executable) : nullptr;
+  }
+};
+
+TEST_P(FusionTest, ElementwiseChainWithBroadcastsIsOneKernel) {
+  auto executable = CompileChecked(R"(
+HloModule chain
+
+ENTRY main {
+  x = f32[16,32] parameter(0)
+  y = f32[16,32] parameter(1)
+  b = f32[32] parameter(2)
+  c = f32[] constant(2)
+  cb = f32[16,32] broadcast(c), dimensions={}
+  bb = f32[16,32] broadcast(b), dimensions={1}
+  m = f32[16,32] multiply(x, y)
+  a = f32[16,32] add(m, bb)
+  t = f32[16,32] tanh(a)
+  i = s32[16,32] iota(), iota_dimension=0
+  f = f32[16,32] convert(i)
+  s = f32[16,32] multiply(t, cb)
+  ROOT r = f32[16,32] add(s, f)
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 1);
+  EXPECT_EQ(FlatThunks(*executable).size(), 1);
+}
+
+TEST_P(FusionTest, ReductionFusesItsProducers) {
+  auto executable = CompileChecked(R"(
+HloModule reduce_fused
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,100] parameter(0)
+  m = f32[8] parameter(1)
+  mb = f32[8,100] broadcast(m), dimensions={0}
+  d = f32[8,100] subtract(x, mb)
+  e = f32[8,100] exponential(d)
+  z = f32[] constant(0)
+  ROOT r = f32[8] reduce(e, z), dimensions={1}, to_apply=add
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 1);
+}
+
+TEST_P(FusionTest, ElementwiseConsumerOfAReductionIsItsEpilogue) {
+  // The bias update of a training step: b - lr * sum over the batch.
+  auto executable = CompileChecked(R"(
+HloModule epilogue
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  g = f32[32,128] parameter(0)
+  b = f32[128] parameter(1)
+  z = f32[] constant(0)
+  s = f32[128] reduce(g, z), dimensions={0}, to_apply=add
+  r = f32[1,128] reshape(s)
+  s2 = f32[128] reshape(r)
+  lr = f32[] constant(0.01)
+  lrb = f32[128] broadcast(lr), dimensions={}
+  m = f32[128] multiply(s2, lrb)
+  ROOT u = f32[128] subtract(b, m)
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 1);
+}
+
+TEST_P(FusionTest, ReductionReadAtOtherElementsIsNotAnEpilogue) {
+  auto executable = CompileChecked(R"(
+HloModule no_epilogue
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  g = f32[16,12] parameter(0)
+  z = f32[] constant(0)
+  s = f32[12] reduce(g, z), dimensions={0}, to_apply=add
+  ROOT r = f32[12] reverse(s), dimensions={0}
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 2);
+}
+
+TEST_P(FusionTest, OptimizerUpdatesAreOneMultiOutputKernelInPlace) {
+  // Adam-style: the new moments are results and feed the parameter update
+  // element by element; all three are updated in place.
+  constexpr char kAdam[] = R"(
+HloModule adam, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, may-alias), {2}: (2, {}, may-alias) }
+
+ENTRY main {
+  p = f32[24,16] parameter(0)
+  m = f32[24,16] parameter(1)
+  v = f32[24,16] parameter(2)
+  g = f32[24,16] parameter(3)
+  b1 = f32[] constant(0.9)
+  b1b = f32[24,16] broadcast(b1), dimensions={}
+  c1 = f32[] constant(0.1)
+  c1b = f32[24,16] broadcast(c1), dimensions={}
+  mm = f32[24,16] multiply(m, b1b)
+  gm = f32[24,16] multiply(g, c1b)
+  m2 = f32[24,16] add(mm, gm)
+  gg = f32[24,16] multiply(g, g)
+  vv = f32[24,16] multiply(v, b1b)
+  ggc = f32[24,16] multiply(gg, c1b)
+  v2 = f32[24,16] add(vv, ggc)
+  s = f32[24,16] sqrt(v2)
+  eps = f32[] constant(0.001)
+  epsb = f32[24,16] broadcast(eps), dimensions={}
+  d = f32[24,16] add(s, epsb)
+  u = f32[24,16] divide(m2, d)
+  lr = f32[] constant(0.01)
+  lrb = f32[24,16] broadcast(lr), dimensions={}
+  step = f32[24,16] multiply(u, lrb)
+  p2 = f32[24,16] subtract(p, step)
+  ROOT r = (f32[24,16], f32[24,16], f32[24,16]) tuple(p2, m2, v2)
+})";
+  ExpectMatchesEvaluator(kAdam, 0, 1, OpByOpOptions(), /*steps=*/3);
+  auto executable = Compile(kAdam);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Kernels(**executable), 1);
+  EXPECT_EQ(FlatThunks(**executable).size(), 1);
+}
+
+TEST_P(FusionTest, IndependentResultKernelsOfDifferentSizesMerge) {
+  auto executable = CompileChecked(R"(
+HloModule updates, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, may-alias) }
+
+ENTRY main {
+  w = f32[20,30] parameter(0)
+  b = f32[30] parameter(1)
+  gw = f32[30,20] parameter(2)
+  gb = f32[30] parameter(3)
+  t = f32[20,30] transpose(gw), dimensions={1,0}
+  w2 = f32[20,30] subtract(w, t)
+  b2 = f32[30] subtract(b, gb)
+  ROOT r = (f32[20,30], f32[30]) tuple(w2, b2)
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 1);
+}
+
+// `t` feeds two reductions; the HLO is the same but for the cost of `t`.
+std::string SharedValue(const std::string& t_ops) {
+  return absl::StrFormat(R"(
+HloModule shared
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,50] parameter(0)
+  y = f32[8,50] parameter(1)
+%s
+  z = f32[] constant(0)
+  r0 = f32[8] reduce(t, z), dimensions={1}, to_apply=add
+  r1 = f32[50] reduce(t, z), dimensions={0}, to_apply=add
+  ROOT r = (f32[8], f32[50]) tuple(r0, r1)
+})",
+                         t_ops);
+}
+
+TEST_P(FusionTest, CheapValueWithSeveralConsumersIsRecomputed) {
+  auto executable = CompileChecked(SharedValue(R"(
+  t = f32[8,50] add(x, y))"));
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 2);
+}
+
+TEST_P(FusionTest, ExpensiveValueWithSeveralConsumersIsMaterialized) {
+  // Five transcendental ops cost more than recomputing is worth.
+  auto executable = CompileChecked(SharedValue(R"(
+  e0 = f32[8,50] exponential(x)
+  e1 = f32[8,50] tanh(e0)
+  e2 = f32[8,50] exponential(e1)
+  e3 = f32[8,50] logistic(e2)
+  e4 = f32[8,50] sine(e3)
+  t = f32[8,50] add(e4, y))"));
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 3);
+}
+
+TEST_P(FusionTest, GemmOperandTransposesAreFlagsNotKernels) {
+  auto executable = CompileChecked(R"(
+HloModule dot_transposed
+
+ENTRY main {
+  x = f32[7,5] parameter(0)
+  w = f32[3,7] parameter(1)
+  xt = f32[5,7] transpose(x), dimensions={1,0}
+  wt = f32[7,3] transpose(w), dimensions={1,0}
+  ROOT d = f32[5,3] dot(xt, wt), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Gemms(*executable), 1);
+  EXPECT_EQ(Kernels(*executable), 0);
+}
+
+TEST_P(FusionTest, ComputedGemmOperandsGetOneKernelEach) {
+  auto executable = CompileChecked(R"(
+HloModule dot_computed
+
+ENTRY main {
+  x = f32[5,7] parameter(0)
+  w = f32[7,3] parameter(1)
+  e = f32[5,7] exponential(x)
+  d = f32[5,3] dot(e, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[5,3] negate(d)
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Gemms(*executable), 1);
+  EXPECT_EQ(Kernels(*executable), 2);
+}
+
+TEST_P(FusionTest, JaxTrainingStepMatchesTheEvaluator) {
+  std::string hlo = ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo");
+  ExpectMatchesEvaluator(hlo);
+  // With command buffers (the runtime's defaults) and feedback over steps.
+  DebugOptions options = DefaultDebugOptions();
+  options.set_xla_gpu_emitted_gemm_max_size(0);
+  ExpectMatchesEvaluator(hlo, -1, 1, options, /*steps=*/3);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = Parse(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  // One gemm per dot. Every kernel produces a reduction, a result or a
+  // gemm operand; nothing else is materialized here.
+  int64_t dots = CountOpcode(**module, HloOpcode::kDot);
+  int64_t reduces = CountOpcode(**module, HloOpcode::kReduce);
+  int64_t results =
+      (*module)->entry_computation()->root_instruction()->operand_count();
+  EXPECT_EQ(Gemms(**executable), dots);
+  EXPECT_LE(Kernels(**executable), reduces + results + dots);
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kMemcpy), 0);
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(FusionTest);
+
+}  // namespace
+}  // namespace xla_lite::testing

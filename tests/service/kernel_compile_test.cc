@@ -1,0 +1,220 @@
+// Every kernel the compiler emits for the JAX models, the sample step and a
+// module using every supported op and element type, checked for the
+// portability rules of the emitter and compiled by the GPU runtime
+// compilers, which run on the host without a device: NVRTC for an H100
+// (--config=cuda) and hiprtc for AMD Instinct (--config=rocm).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "stream_executor/device_description.h"
+#include "stream_executor/gpu/gpu_kernel_cache.h"
+#include "tests/service/compiler_test_base.h"
+#include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/runtime/kernel_thunk.h"
+#include "xla_lite/service/compiler.h"
+#if defined(XLA_LITE_SERVICE_TEST_NVRTC)
+#include "stream_executor/cuda/cuda_nvrtc.h"
+#endif
+#if defined(XLA_LITE_SERVICE_TEST_HIPRTC)
+#include "stream_executor/rocm/rocm_hiprtc.h"
+#endif
+
+namespace xla_lite::testing {
+namespace {
+
+// Every op and type the emitter handles, in loop and reduce kernels.
+constexpr char kEveryOp[] = R"(
+HloModule every_op
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+max_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] maximum(a, b)
+}
+
+and_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT c = pred[] and(a, b)
+}
+
+mul_bf16 {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT c = bf16[] multiply(a, b)
+}
+
+ENTRY main {
+  x = f32[8,300] parameter(0)
+  y = f32[8,300] parameter(1)
+  i = s32[8,300] parameter(2)
+  h = bf16[8,300] parameter(3)
+  g = f16[8,300] parameter(4)
+  u0 = f32[8,300] abs(x)
+  u1 = f32[8,300] ceil(u0)
+  u2 = f32[8,300] floor(u1)
+  u3 = f32[8,300] cosine(u2)
+  u4 = f32[8,300] sine(u3)
+  u5 = f32[8,300] exponential(u4)
+  u6 = f32[8,300] exponential-minus-one(u5)
+  u7 = f32[8,300] log(u6)
+  u8 = f32[8,300] log-plus-one(u7)
+  u9 = f32[8,300] logistic(u8)
+  u10 = f32[8,300] negate(u9)
+  u11 = f32[8,300] rsqrt(u10)
+  u12 = f32[8,300] sign(u11)
+  u13 = f32[8,300] sqrt(u12)
+  u14 = f32[8,300] tanh(u13)
+  b0 = f32[8,300] add(u14, y)
+  b1 = f32[8,300] subtract(b0, y)
+  b2 = f32[8,300] multiply(b1, y)
+  b3 = f32[8,300] divide(b2, y)
+  b4 = f32[8,300] maximum(b3, y)
+  b5 = f32[8,300] minimum(b4, y)
+  b6 = f32[8,300] power(b5, y)
+  b7 = f32[8,300] remainder(b6, y)
+  c0 = pred[8,300] compare(b7, x), direction=LT
+  c1 = pred[8,300] is-finite(b7)
+  c2 = pred[8,300] and(c0, c1)
+  c3 = pred[8,300] or(c2, c0)
+  c4 = pred[8,300] xor(c3, c1)
+  c5 = pred[8,300] not(c4)
+  s0 = f32[8,300] select(c5, b7, x)
+  s1 = f32[8,300] clamp(x, s0, y)
+  n0 = s32[8,300] convert(s1)
+  n1 = s32[8,300] add(n0, i)
+  n2 = s32[8,300] divide(n1, i)
+  n3 = s32[8,300] remainder(n2, i)
+  n4 = s32[8,300] power(n3, i)
+  n5 = s32[8,300] and(n4, i)
+  n6 = s32[8,300] not(n5)
+  n7 = s32[8,300] negate(n6)
+  n8 = s32[8,300] abs(n7)
+  n9 = s32[8,300] sign(n8)
+  io = s32[8,300] iota(), iota_dimension=1
+  n10 = s32[8,300] multiply(n9, io)
+  f0 = f32[8,300] convert(n10)
+  hf = f32[8,300] convert(h)
+  gf = f32[8,300] convert(g)
+  f1 = f32[8,300] add(f0, hf)
+  f2 = f32[8,300] add(f1, gf)
+  hb = bf16[8,300] convert(f2)
+  hg = f16[8,300] convert(f2)
+  ht = bf16[8,300] tanh(hb)
+  rv = f32[8,300] reverse(f2), dimensions={1}
+  sl = f32[4,100] slice(rv), slice={[1:8:2], [0:300:3]}
+  t = f32[300,8] transpose(f2), dimensions={1,0}
+  z = f32[] constant(0)
+  rsum = f32[8] reduce(t, z), dimensions={0}, to_apply=add
+  rrow = f32[8] reduce(f2, z), dimensions={1}, to_apply=add
+  mn = s32[] constant(-2147483648)
+  rmax = s32[300] reduce(n10, mn), dimensions={0}, to_apply=max_s32
+  tr = pred[] constant(true)
+  rall = pred[8] reduce(c5, tr), dimensions={1}, to_apply=and_pred
+  one = bf16[] constant(1)
+  rprod = bf16[8] reduce(ht, one), dimensions={1}, to_apply=mul_bf16
+  ROOT out = (f32[8], f32[8], s32[300], pred[8], bf16[8], f32[4,100], f16[8,300]) tuple(rsum, rrow, rmax, rall, rprod, sl, hg)
+})";
+
+std::vector<std::string> Modules() {
+  std::vector<std::string> modules = {
+      kEveryOp, ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo")};
+  for (const auto& [name, dir] : ModelDirectories()) {
+    modules.push_back(ReadRunfile(dir + "/train_step.hlo"));
+  }
+  return modules;
+}
+
+// Every kernel the compiler emits for `modules`.
+std::vector<se::KernelSpec> EmittedKernels() {
+  std::vector<se::KernelSpec> specs;
+  for (const std::string& hlo : Modules()) {
+    auto module = Parse(hlo);
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) continue;
+    std::string name = (*module)->name();
+    auto executable = Compile(std::move(*module), nullptr, OpByOpOptions());
+    EXPECT_TRUE(executable.ok()) << name << ": " << executable.status();
+    if (!executable.ok()) continue;
+    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+      if (thunk->kind() == gpu::Thunk::Kind::kKernel) {
+        specs.push_back(static_cast<const gpu::KernelThunk*>(thunk)->spec());
+      }
+    }
+  }
+  return specs;
+}
+
+TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
+  std::vector<se::KernelSpec> specs = EmittedKernels();
+  EXPECT_GT(specs.size(), 20);
+  for (const se::KernelSpec& spec : specs) {
+    SCOPED_TRACE(spec.name);
+    EXPECT_TRUE(absl::StrContains(spec.cuda_source,
+                                  "extern \"C\" __global__ void "));
+    EXPECT_TRUE(absl::StrContains(spec.cuda_source, spec.name + "("));
+    EXPECT_TRUE(spec.host_fn != nullptr);
+    for (const char* banned : {"asm(", "asm volatile", "__expf", "__logf",
+                               "__powf", "__fdividef", "__sinf", "__cosf",
+                               "__tanhf", "#include"}) {
+      EXPECT_FALSE(absl::StrContains(spec.cuda_source, banned))
+          << banned << " in\n" << spec.cuda_source;
+    }
+  }
+}
+
+[[maybe_unused]] se::DeviceDescription Device(const std::string& arch, int major) {
+  se::DeviceDescription device;
+  device.name = arch + " (simulated)";
+  device.arch = arch;
+  device.compute_major = major;
+  return device;
+}
+
+[[maybe_unused]] void ExpectCompiles(se::gpu::GpuCompilerLoader loader,
+                                     const se::DeviceDescription& device,
+                                     const std::string& platform) {
+  absl::Status loaded = loader().status();
+  if (!loaded.ok()) {
+    ASSERT_FALSE(PlatformRequired(platform)) << loaded;
+    GTEST_SKIP() << "no runtime compiler: " << loaded;
+  }
+  se::gpu::GpuKernelCache cache(loader, "");
+  for (const se::KernelSpec& spec : EmittedKernels()) {
+    auto image = cache.GetOrCompile(spec.name, spec.cuda_source, device);
+    EXPECT_TRUE(image.ok()) << image.status() << "\n" << spec.cuda_source;
+  }
+}
+
+TEST(KernelCompileTest, NvrtcCompilesEveryKernelForH100) {
+#if defined(XLA_LITE_SERVICE_TEST_NVRTC)
+  ExpectCompiles(&se::cuda::LoadNvrtcApi, Device("sm_90", 9), "cuda");
+#else
+  GTEST_SKIP() << "built without --config=cuda";
+#endif
+}
+
+TEST(KernelCompileTest, HiprtcCompilesEveryKernel) {
+#if defined(XLA_LITE_SERVICE_TEST_HIPRTC)
+  for (const char* arch : {"gfx90a", "gfx908"}) {
+    SCOPED_TRACE(arch);
+    ExpectCompiles(&se::rocm::LoadHiprtcApi, Device(arch, 9), "rocm");
+  }
+#else
+  GTEST_SKIP() << "built without --config=rocm";
+#endif
+}
+
+}  // namespace
+}  // namespace xla_lite::testing

@@ -1,0 +1,114 @@
+// Reductions over every dimension and reducer, small (a thread per output)
+// and large (a block per output), with fused producers, on every platform,
+// against the HloEvaluator.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "tests/service/compiler_test_base.h"
+
+namespace xla_lite::testing {
+namespace {
+
+// A module reducing x:<type>[<in>] over <dims> with <op>, init <init>.
+std::string Reduce(const std::string& type, const std::string& in,
+                   const std::string& out, const std::string& dims,
+                   const std::string& op, const std::string& init) {
+  return absl::StrFormat(R"(
+HloModule reduce
+
+reducer {
+  a = %s[] parameter(0)
+  b = %s[] parameter(1)
+  ROOT c = %s[] %s(a, b)
+}
+
+ENTRY main {
+  x = %s[%s] parameter(0)
+  init = %s[] constant(%s)
+  ROOT r = %s[%s] reduce(x, init), dimensions={%s}, to_apply=reducer
+})",
+                         type, type, type, op, type, in, type, init, type, out,
+                         dims);
+}
+
+using ReduceTest = CompilerTest;
+
+TEST_P(ReduceTest, SumOverEachDimensionAndCombination) {
+  struct Case {
+    const char* dims;
+    const char* out;
+  };
+  for (const Case& c : std::vector<Case>{{"0", "7,8"},
+                                         {"1", "6,8"},
+                                         {"2", "6,7"},
+                                         {"0,2", "7"},
+                                         {"1,2", "6"},
+                                         {"0,1", "8"},
+                                         {"0,1,2", ""}}) {
+    SCOPED_TRACE(c.dims);
+    ExpectMatchesEvaluator(Reduce("f32", "6,7,8", c.out, c.dims, "add", "0"));
+  }
+}
+
+TEST_P(ReduceTest, EveryReducer) {
+  ExpectMatchesEvaluator(Reduce("f32", "5,30", "5", "1", "maximum", "-inf"));
+  ExpectMatchesEvaluator(Reduce("f32", "5,30", "30", "0", "minimum", "inf"));
+  ExpectMatchesEvaluator(
+      Reduce("f32", "5,30", "5", "1", "multiply", "1"), 0.9, 1.1);
+  ExpectMatchesEvaluator(Reduce("s32", "9,11", "9", "1", "add", "0"), -50, 50);
+  ExpectMatchesEvaluator(Reduce("s32", "9,11", "11", "0", "maximum", "-1000"),
+                         -50, 50);
+  ExpectMatchesEvaluator(Reduce("pred", "9,11", "9", "1", "and", "true"));
+  ExpectMatchesEvaluator(Reduce("pred", "9,11", "11", "0", "or", "false"));
+}
+
+TEST_P(ReduceTest, LargeExtentsUseBlockReductions) {
+  // Extents around the block threshold and past one block of threads, rows
+  // and columns, with a count of elements that is not a power of two.
+  ExpectMatchesEvaluator(Reduce("f32", "4,1000", "4", "1", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "3,70", "3", "1", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "300,5", "5", "0", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "2,513", "2", "1", "maximum", "-inf"));
+  ExpectMatchesEvaluator(Reduce("f32", "4097", "", "0", "add", "0"));
+}
+
+TEST_P(ReduceTest, InitThatIsNotAnIdentityIsAppliedOnce) {
+  ExpectMatchesEvaluator(Reduce("f32", "4,10", "4", "1", "add", "1.5"));
+  ExpectMatchesEvaluator(Reduce("f32", "4,300", "4", "1", "add", "1.5"));
+  ExpectMatchesEvaluator(Reduce("f32", "4,300", "4", "1", "maximum", "0.75"));
+}
+
+TEST_P(ReduceTest, FusedProducersAndParameterInit) {
+  ExpectMatchesEvaluator(R"(
+HloModule softmax_denominator
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[16,100] parameter(0)
+  m = f32[16] parameter(1)
+  init = f32[] parameter(2)
+  mb = f32[16,100] broadcast(m), dimensions={0}
+  d = f32[16,100] subtract(x, mb)
+  e = f32[16,100] exponential(d)
+  t = f32[100,16] transpose(e), dimensions={1,0}
+  ROOT r = f32[16] reduce(t, init), dimensions={0}, to_apply=add
+})");
+}
+
+TEST_P(ReduceTest, ReduceOverUnitDimensionsBecomesElementwise) {
+  ExpectMatchesEvaluator(Reduce("f32", "1,6,1", "6", "0,2", "add", "0.5"));
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(ReduceTest);
+
+}  // namespace
+}  // namespace xla_lite::testing

@@ -1,0 +1,56 @@
+#ifndef XLA_LITE_SERVICE_BUFFER_ASSIGNMENT_H_
+#define XLA_LITE_SERVICE_BUFFER_ASSIGNMENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/service/execution_plan.h"
+
+namespace xla_lite::gpu {
+
+// A value to place in the temp allocation: `size` bytes live from op
+// `start` to op `end` (inclusive: written by `start`, last read by `end`).
+struct TempValue {
+  int64_t size = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+struct TempPacking {
+  std::vector<int64_t> offsets;  // Per value.
+  int64_t size = 0;              // Of the whole allocation.
+};
+
+// Offsets of `values` in one allocation such that values whose live ranges
+// overlap never share a byte, while values whose ranges are disjoint may.
+// Largest values first, each at the smallest gap (aligned to `alignment`)
+// between the values already placed that it conflicts with: best fit, so
+// the big buffers of a step's forward and backward passes reuse each
+// other's space.
+TempPacking PackTemps(absl::Span<const TempValue> values,
+                      int64_t alignment = BufferAllocation::kDefaultAlignment);
+
+// Where every logical buffer of a plan lives: parameters in allocations
+// 0..P-1 (the allocation index is the parameter number), then one
+// allocation per constant, one per result that has its own, and one temp
+// allocation for everything else, packed by PackTemps over the plan's op
+// order. Results aliased to a parameter live in its allocation.
+struct BufferAssignment {
+  std::vector<BufferAllocation> allocations;
+  std::vector<BufferAllocation::Slice> slices;  // Per logical buffer.
+  std::vector<BufferAllocation::Index> output_allocations;  // Per result.
+
+  std::string ToString(const ExecutionPlan& plan) const;
+};
+
+// `parameter_sizes[p]` is entry parameter p's size in bytes.
+absl::StatusOr<BufferAssignment> AssignBuffers(
+    const ExecutionPlan& plan, absl::Span<const int64_t> parameter_sizes);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_BUFFER_ASSIGNMENT_H_

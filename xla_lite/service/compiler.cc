@@ -1,0 +1,137 @@
+#include "xla_lite/service/compiler.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "xla_lite/hlo/hlo_verifier.h"
+#include "xla_lite/service/buffer_assignment.h"
+#include "xla_lite/service/call_inliner.h"
+#include "xla_lite/service/command_buffer_scheduling.h"
+#include "xla_lite/service/dot_canonicalizer.h"
+#include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/hlo_simplifier.h"
+#include "xla_lite/service/layout_normalization.h"
+#include "xla_lite/service/thunk_emitter.h"
+
+namespace xla_lite {
+namespace {
+
+gpu::GemmEmission ChooseGemmEmission(se::StreamExecutor* executor,
+                                     const DebugOptions& options) {
+  gpu::GemmEmission emission;
+  emission.max_size = options.xla_gpu_emitted_gemm_max_size();
+  emission.always = options.xla_gpu_use_emitted_gemm();
+  if (emission.always || executor == nullptr) return emission;
+  absl::StatusOr<se::blas::BlasSupport*> blas = executor->AsBlas();
+  if (!blas.ok()) {
+    VLOG(1) << "no BLAS library (" << blas.status()
+            << "); gemms use the emitted kernel";
+    emission.always = true;
+  }
+  return emission;
+}
+
+// operand_precision=highest asks for full f32 gemms, which TF32 is not.
+void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
+  if (!options.xla_gpu_allow_tf32()) return;
+  for (const HloInstruction* instr :
+       module.entry_computation()->instructions()) {
+    for (PrecisionConfig precision : instr->operand_precision()) {
+      if (precision == PrecisionConfig::kHighest) {
+        LOG(WARNING) << module.name() << ": " << instr->name()
+                     << " asks for the highest precision, but "
+                        "xla_gpu_allow_tf32 lets gemms use TF32";
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status RunHloPasses(HloModule* module) {
+  RETURN_IF_ERROR(VerifyHloModule(*module));
+  RETURN_IF_ERROR(InlineCalls(module));
+  RETURN_IF_ERROR(NormalizeLayouts(module));
+  RETURN_IF_ERROR(SimplifyHlo(module));
+  RETURN_IF_ERROR(CanonicalizeDots(module));
+  RETURN_IF_ERROR(SimplifyHlo(module));
+  VLOG(2) << "after HLO passes:\n" << module->ToString();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
+  const ComputationLayout& layout = module.entry_computation_layout();
+  gpu::EntrySignature signature;
+  for (int64_t p = 0; p < layout.parameter_shapes.size(); ++p) {
+    const Shape& shape = layout.parameter_shapes[p];
+    if (!shape.IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          module.name(), ": parameter ", p, " is a tuple (", shape.ToString(),
+          "); entry parameters must be arrays"));
+    }
+    signature.parameter_shapes.push_back(PhysicalShape(shape));
+  }
+  const Shape& result = layout.result_shape;
+  bool is_tuple = result.IsTuple();
+  std::vector<Shape> results =
+      is_tuple ? result.tuple_shapes() : std::vector<Shape>{result};
+  for (const Shape& shape : results) {
+    if (!shape.IsArray()) {
+      return absl::UnimplementedError(absl::StrCat(
+          module.name(), ": nested tuple result ", shape.ToString()));
+    }
+    signature.output_shapes.push_back(PhysicalShape(shape));
+  }
+  for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
+    if (!alias.parameter_index.empty() ||
+        alias.output_index.size() != (is_tuple ? 1 : 0)) {
+      return absl::UnimplementedError(absl::StrCat(
+          module.name(), ": input_output_alias of output {",
+          absl::StrJoin(alias.output_index, ","), "} to parameter ",
+          alias.parameter_number, " {", absl::StrJoin(alias.parameter_index, ","),
+          "}: only whole flat results and parameters can alias"));
+    }
+    gpu::InputOutputAlias entry;
+    entry.output_index = is_tuple ? alias.output_index[0] : 0;
+    entry.parameter_number = alias.parameter_number;
+    entry.kind = alias.must_alias ? gpu::InputOutputAlias::Kind::kMustAlias
+                                  : gpu::InputOutputAlias::Kind::kMayAlias;
+    signature.aliases.push_back(entry);
+  }
+  return signature;
+}
+
+absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
+    std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
+    const DebugOptions& options) {
+  RETURN_IF_ERROR(RunHloPasses(module.get()));
+  WarnAboutTf32(*module, options);
+  ASSIGN_OR_RETURN(gpu::EntrySignature signature, EntrySignatureOf(*module));
+  ASSIGN_OR_RETURN(gpu::ExecutionPlan plan, gpu::BuildExecutionPlan(*module));
+  std::vector<int64_t> parameter_sizes;
+  for (const gpu::Shape& shape : signature.parameter_shapes) {
+    parameter_sizes.push_back(shape.ByteSize());
+  }
+  ASSIGN_OR_RETURN(gpu::BufferAssignment assignment,
+                   gpu::AssignBuffers(plan, parameter_sizes));
+  VLOG(1) << module->name() << ": buffer assignment\n"
+          << assignment.ToString(plan);
+  ASSIGN_OR_RETURN(
+      gpu::ThunkSequence thunks,
+      gpu::EmitThunks(plan, assignment, ChooseGemmEmission(executor, options)));
+  gpu::GpuExecutable::Params params;
+  params.module_name = module->name();
+  params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);
+  params.allocations = std::move(assignment.allocations);
+  params.output_allocations = std::move(assignment.output_allocations);
+  params.signature = std::move(signature);
+  params.debug_options = options;
+  return gpu::GpuExecutable::Create(std::move(params));
+}
+
+}  // namespace xla_lite

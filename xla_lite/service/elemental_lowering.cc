@@ -1,0 +1,355 @@
+#include "xla_lite/service/elemental_lowering.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/service/hlo_rewrite_util.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+// Lowers instructions at index values into one program, sharing what is
+// computed twice at the same index.
+class Lowering {
+ public:
+  Lowering(KernelProgram* program, const IsMaterializedFn& is_materialized)
+      : program_(program), is_materialized_(is_materialized) {}
+
+  // The value of `instr` at `index` (an index op over instr's shape). The
+  // root of a kernel is computed even though it is materialized.
+  absl::StatusOr<int> Lower(const HloInstruction* instr, int index,
+                            bool is_root = false);
+
+  int IndexOp(ExprKind kind) {
+    ExprOp op;
+    op.kind = kind;
+    return program_->Add(std::move(op));
+  }
+  int Remap(int index, IndexRemap remap) {
+    if (remap.IsIdentity()) return index;
+    ExprOp op;
+    op.kind = ExprKind::kIndexRemap;
+    op.operands = {index};
+    op.remap = std::move(remap);
+    return program_->Add(std::move(op));
+  }
+  int Remap(std::vector<int> indices, IndexRemap remap) {
+    ExprOp op;
+    op.kind = ExprKind::kIndexRemap;
+    op.operands = std::move(indices);
+    op.remap = std::move(remap);
+    return program_->Add(std::move(op));
+  }
+
+  std::vector<const HloInstruction*> TakeInputs() { return std::move(inputs_); }
+
+  // Roots of a multi-output kernel, whose element index is `index`.
+  void SetRoots(absl::Span<const HloInstruction* const> roots, int index) {
+    roots_.insert(roots.begin(), roots.end());
+    root_index_ = index;
+  }
+
+  // `reduce`, read at `index`, is the op `value` (a fused reduction).
+  void SetReducedValue(const HloInstruction* reduce, int index, int value) {
+    reduction_ = reduce;
+    reduced_index_ = index;
+    reduced_value_ = value;
+  }
+
+ private:
+  absl::StatusOr<int> LowerUncached(const HloInstruction* instr, int index);
+  absl::StatusOr<int> LowerElementwise(const HloInstruction* instr, int index);
+  int Load(const HloInstruction* instr, int index);
+  // Index into `operand` for element `index` of `instr` (rank-0 operands of
+  // elementwise ops are implicitly broadcast).
+  int OperandIndex(const HloInstruction* instr, const HloInstruction* operand,
+                   int index);
+
+  KernelProgram* program_;
+  const IsMaterializedFn& is_materialized_;
+  absl::flat_hash_map<std::pair<const HloInstruction*, int>, int> memo_;
+  absl::flat_hash_map<const HloInstruction*, int> input_of_;
+  std::vector<const HloInstruction*> inputs_;
+  absl::flat_hash_set<const HloInstruction*> roots_;
+  int root_index_ = -1;
+  const HloInstruction* reduction_ = nullptr;
+  int reduced_index_ = -1;
+  int reduced_value_ = -1;
+};
+
+IndexRemap SingleSource(const HloInstruction* from, const HloInstruction* to) {
+  IndexRemap remap;
+  remap.sources = {from->shape().dimensions()};
+  remap.target = to->shape().dimensions();
+  remap.dims.resize(to->shape().rank());
+  return remap;
+}
+
+int Lowering::Load(const HloInstruction* instr, int index) {
+  auto [it, inserted] = input_of_.try_emplace(instr, inputs_.size());
+  if (inserted) {
+    inputs_.push_back(instr);
+    program_->AddInput({instr->shape().element_type(),
+                        instr->shape().ElementCount()});
+  }
+  ExprOp op;
+  op.kind = ExprKind::kLoad;
+  op.type = instr->shape().element_type();
+  op.input = it->second;
+  op.operands = {index};
+  return program_->Add(std::move(op));
+}
+
+int Lowering::OperandIndex(const HloInstruction* instr,
+                           const HloInstruction* operand, int index) {
+  if (operand->shape().rank() == 0 && instr->shape().rank() > 0) {
+    return Remap(index, SingleSource(instr, operand));  // Always 0.
+  }
+  return index;
+}
+
+absl::StatusOr<int> Lowering::Lower(const HloInstruction* instr, int index,
+                                    bool is_root) {
+  if (instr == reduction_) {
+    if (index != reduced_index_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the epilogue reads ", instr->name(), " at other elements"));
+    }
+    return reduced_value_;
+  }
+  if (!is_root && roots_.contains(instr)) {
+    if (index != root_index_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "a root of the kernel reads root ", instr->name(),
+          " at other elements"));
+    }
+    return Lower(instr, index, /*is_root=*/true);
+  }
+  if (!is_root && is_materialized_(instr)) return Load(instr, index);
+  auto key = std::make_pair(instr, index);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  ASSIGN_OR_RETURN(int id, LowerUncached(instr, index));
+  memo_[key] = id;
+  return id;
+}
+
+absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
+                                            int index) {
+  const xla_lite::Shape& shape = instr->shape();
+  if (!shape.IsArray() || !IsSupportedKernelType(shape.element_type())) {
+    return absl::UnimplementedError(absl::StrCat(
+        "instruction ", instr->name(), ": values of type ",
+        shape.ToString(), " are not supported in kernels"));
+  }
+  switch (instr->opcode()) {
+    case HloOpcode::kConstant: {
+      if (shape.ElementCount() != 1) return Load(instr, index);
+      ExprOp op;
+      op.kind = ExprKind::kConstant;
+      op.type = shape.element_type();
+      op.value = instr->literal().GetAsDouble(0);
+      return program_->Add(std::move(op));
+    }
+    case HloOpcode::kParameter:
+    case HloOpcode::kDot:
+    case HloOpcode::kReduce:
+      return Load(instr, index);
+    case HloOpcode::kReshape:
+      // Row-major values: a reshape keeps every element's linear index.
+      return Lower(instr->operand(0), index);
+    case HloOpcode::kBroadcast: {
+      const HloInstruction* operand = instr->operand(0);
+      IndexRemap remap = SingleSource(instr, operand);
+      for (int64_t j = 0; j < operand->shape().rank(); ++j) {
+        remap.dims[j] = {0, instr->dimensions(j), 1, 0};
+      }
+      return Lower(operand, Remap(index, std::move(remap)));
+    }
+    case HloOpcode::kTranspose: {
+      const HloInstruction* operand = instr->operand(0);
+      IndexRemap remap = SingleSource(instr, operand);
+      for (int64_t i = 0; i < shape.rank(); ++i) {
+        remap.dims[instr->dimensions(i)] = {0, i, 1, 0};
+      }
+      return Lower(operand, Remap(index, std::move(remap)));
+    }
+    case HloOpcode::kSlice: {
+      const HloInstruction* operand = instr->operand(0);
+      IndexRemap remap = SingleSource(instr, operand);
+      for (int64_t j = 0; j < shape.rank(); ++j) {
+        const SliceDimension& s = instr->slice_dimensions().at(j);
+        remap.dims[j] = {0, j, s.stride, s.start};
+      }
+      return Lower(operand, Remap(index, std::move(remap)));
+    }
+    case HloOpcode::kReverse: {
+      const HloInstruction* operand = instr->operand(0);
+      IndexRemap remap = SingleSource(instr, operand);
+      for (int64_t j = 0; j < shape.rank(); ++j) remap.dims[j] = {0, j, 1, 0};
+      for (int64_t d : instr->dimensions()) {
+        remap.dims[d] = {0, d, -1, shape.dimensions(d) - 1};
+      }
+      return Lower(operand, Remap(index, std::move(remap)));
+    }
+    case HloOpcode::kIota: {
+      IndexRemap remap;
+      remap.sources = {shape.dimensions()};
+      remap.target = {shape.dimensions(instr->iota_dimension())};
+      remap.dims = {{0, instr->iota_dimension(), 1, 0}};
+      ExprOp op;
+      op.kind = ExprKind::kIndexToValue;
+      op.type = shape.element_type();
+      op.operands = {Remap(index, std::move(remap))};
+      return program_->Add(std::move(op));
+    }
+    default:
+      break;
+  }
+  if (IsElementwise(instr->opcode())) return LowerElementwise(instr, index);
+  return absl::UnimplementedError(
+      absl::StrCat("instruction ", instr->name(), ": ",
+                   HloOpcodeString(instr->opcode()),
+                   " cannot be fused into a kernel"));
+}
+
+absl::StatusOr<int> Lowering::LowerElementwise(const HloInstruction* instr,
+                                               int index) {
+  ExprOp op;
+  op.type = instr->shape().element_type();
+  for (const HloInstruction* operand : instr->operands()) {
+    if (!IsSupportedKernelType(operand->shape().element_type())) {
+      return absl::UnimplementedError(absl::StrCat(
+          "instruction ", instr->name(), ": operand ", operand->name(),
+          " of type ", operand->shape().ToString(),
+          " is not supported in kernels"));
+    }
+    ASSIGN_OR_RETURN(int value,
+                     Lower(operand, OperandIndex(instr, operand, index)));
+    op.operands.push_back(value);
+  }
+  HloOpcode opcode = instr->opcode();
+  if (opcode == HloOpcode::kCopy) return op.operands[0];
+  op.opcode = opcode;
+  if (IsElementwiseUnary(opcode)) {
+    op.kind = ExprKind::kUnary;
+  } else if (IsElementwiseBinary(opcode)) {
+    op.kind = ExprKind::kBinary;
+  } else if (opcode == HloOpcode::kCompare) {
+    op.kind = ExprKind::kCompare;
+    op.direction = instr->comparison_direction();
+  } else if (opcode == HloOpcode::kSelect) {
+    op.kind = ExprKind::kSelect;
+  } else if (opcode == HloOpcode::kClamp) {
+    op.kind = ExprKind::kClamp;
+  } else {
+    op.kind = ExprKind::kConvert;
+  }
+  return program_->Add(std::move(op));
+}
+
+}  // namespace
+
+bool IsSupportedKernelType(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF32:
+    case PrimitiveType::kBF16:
+    case PrimitiveType::kF16:
+    case PrimitiveType::kS32:
+    case PrimitiveType::kPred:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<LoweredKernel> LowerLoopFusion(
+    absl::Span<const HloInstruction* const> roots,
+    const IsMaterializedFn& is_materialized) {
+  auto program = std::make_unique<KernelProgram>(KernelProgram::Kind::kLoop);
+  Lowering lowering(program.get(), is_materialized);
+  int index = lowering.IndexOp(ExprKind::kIndex);
+  lowering.SetRoots(roots, index);
+  for (const HloInstruction* root : roots) {
+    ASSIGN_OR_RETURN(int value, lowering.Lower(root, index, /*is_root=*/true));
+    program->AddOutput(
+        {root->shape().element_type(), root->shape().ElementCount()}, value);
+  }
+  return LoweredKernel{std::move(program), lowering.TakeInputs()};
+}
+
+absl::StatusOr<LoweredKernel> LowerReduction(
+    const HloInstruction* reduce, const IsMaterializedFn& is_materialized,
+    const HloInstruction* epilogue) {
+  std::optional<HloOpcode> reducer = MatchReducer(reduce->to_apply());
+  if (reduce->operand_count() != 2 || !reducer.has_value()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "instruction ", reduce->name(),
+        ": only reduces of one array whose computation is a single add, "
+        "multiply, maximum, minimum, and or or of its parameters are "
+        "supported"));
+  }
+  const HloInstruction* input = reduce->operand(0);
+  const HloInstruction* init = reduce->operand(1);
+  const std::vector<int64_t>& input_dims = input->shape().dimensions();
+  std::vector<int64_t> reduced = reduce->dimensions();
+  std::sort(reduced.begin(), reduced.end());
+  std::vector<int64_t> reduced_dims, kept;
+  for (int64_t d = 0; d < input_dims.size(); ++d) {
+    if (std::binary_search(reduced.begin(), reduced.end(), d)) {
+      reduced_dims.push_back(input_dims[d]);
+    } else {
+      kept.push_back(d);
+    }
+  }
+  // The input index combines the output's coordinates (source 0) with the
+  // reduced element's (source 1).
+  IndexRemap remap;
+  remap.sources = {reduce->shape().dimensions(), reduced_dims};
+  remap.target = input_dims;
+  remap.dims.resize(input_dims.size());
+  for (int64_t k = 0; k < kept.size(); ++k) remap.dims[kept[k]] = {0, k, 1, 0};
+  for (int64_t r = 0; r < reduced.size(); ++r) {
+    remap.dims[reduced[r]] = {1, r, 1, 0};
+  }
+  int64_t reduced_elements = 1;
+  for (int64_t d : reduced_dims) reduced_elements *= d;
+
+  auto program = std::make_unique<KernelProgram>(KernelProgram::Kind::kReduce);
+  Lowering lowering(program.get(), is_materialized);
+  int out_index = lowering.IndexOp(ExprKind::kIndex);
+  int reduce_index = lowering.IndexOp(ExprKind::kReduceIndex);
+  int input_index = lowering.Remap({out_index, reduce_index}, std::move(remap));
+  ASSIGN_OR_RETURN(int value, lowering.Lower(input, input_index));
+  IndexRemap scalar;
+  scalar.sources = {reduce->shape().dimensions()};
+  int init_index = lowering.Remap({out_index}, std::move(scalar));
+  ASSIGN_OR_RETURN(int init_value, lowering.Lower(init, init_index));
+  ExprOp reduced_op;
+  reduced_op.kind = ExprKind::kReducedValue;
+  reduced_op.type = reduce->shape().element_type();
+  int reduced_value = program->Add(std::move(reduced_op));
+  program->SetReduction(init_value, value, *reducer, reduced_elements);
+  const HloInstruction* stored = reduce;
+  int output = reduced_value;
+  if (epilogue != nullptr) {
+    if (epilogue->shape().ElementCount() != reduce->shape().ElementCount()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          epilogue->name(), " and ", reduce->name(), " differ in size"));
+    }
+    lowering.SetReducedValue(reduce, out_index, reduced_value);
+    ASSIGN_OR_RETURN(output, lowering.Lower(epilogue, out_index, true));
+    stored = epilogue;
+  }
+  program->AddOutput(
+      {stored->shape().element_type(), stored->shape().ElementCount()}, output);
+  return LoweredKernel{std::move(program), lowering.TakeInputs()};
+}
+
+}  // namespace xla_lite::gpu

@@ -1,0 +1,428 @@
+#include "xla_lite/service/execution_plan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <queue>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "xla_lite/service/elemental_lowering.h"
+#include "xla_lite/service/fusion_plan.h"
+#include "xla_lite/service/hlo_rewrite_util.h"
+#include "xla_lite/service/kernel_merging.h"
+#include "xla_lite/service/op_graph.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+const char* PlacementName(LogicalBuffer::Placement placement) {
+  switch (placement) {
+    case LogicalBuffer::Placement::kTemp:
+      return "temp";
+    case LogicalBuffer::Placement::kParameter:
+      return "parameter";
+    case LogicalBuffer::Placement::kConstant:
+      return "constant";
+    case LogicalBuffer::Placement::kOutput:
+      return "output";
+  }
+  return "?";
+}
+
+const char* OpKindName(PlannedOp::Kind kind) {
+  switch (kind) {
+    case PlannedOp::Kind::kLoopKernel:
+      return "loop";
+    case PlannedOp::Kind::kReduceKernel:
+      return "reduce";
+    case PlannedOp::Kind::kGemm:
+      return "gemm";
+    case PlannedOp::Kind::kCopy:
+      return "copy";
+  }
+  return "?";
+}
+
+// Builds the plan: buffers and ops in post order, result placement,
+// multi-output fusion of loop kernels, then the execution order.
+class PlanBuilder {
+ public:
+  PlanBuilder(const HloModule& module, const FusionPlan& fusion)
+      : module_(module), fusion_(fusion) {}
+
+  absl::StatusOr<ExecutionPlan> Build() {
+    CreateValueBuffers();
+    RETURN_IF_ERROR(AddComputedOps());
+    RETURN_IF_ERROR(PlaceResults());
+    RETURN_IF_ERROR(MergeLoopKernels(
+        &plan_, &edges_,
+        [this](const HloInstruction* i) { return fusion_.IsMaterialized(i); },
+        buffer_of_));
+    RETURN_IF_ERROR(Order());
+    return std::move(plan_);
+  }
+
+ private:
+  int NewBuffer(std::string name, const HloInstruction* instruction,
+                int64_t size, LogicalBuffer::Placement placement,
+                int64_t number) {
+    LogicalBuffer buffer;
+    buffer.id = plan_.buffers.size();
+    buffer.name = std::move(name);
+    buffer.instruction = instruction;
+    buffer.size = size;
+    buffer.placement = placement;
+    buffer.number = number;
+    plan_.buffers.push_back(std::move(buffer));
+    return plan_.buffers.back().id;
+  }
+  int AddOp(PlannedOp op) {
+    plan_.ops.push_back(std::move(op));
+    return plan_.ops.size() - 1;
+  }
+  int BufferOf(const HloInstruction* instr) const {
+    return buffer_of_.at(StripReshapes(instr));
+  }
+
+  void CreateValueBuffers();
+  absl::Status AddComputedOps();
+  absl::Status AddKernel(const HloInstruction* instr);
+  absl::Status AddGemm(const HloInstruction* dot);
+  absl::Status PlaceResults();
+  absl::Status PlaceAliasedResult(int64_t index, int value, int64_t parameter,
+                                  const absl::flat_hash_set<int64_t>& aliased);
+  int AddCopy(int source, int destination, const std::string& name);
+  bool CanWriteInPlace(int op, int value, int parameter_buffer) const;
+  absl::Status Order();
+
+  OpGraph Graph() const { return OpGraph(plan_.ops, edges_); }
+
+  const HloModule& module_;
+  const FusionPlan& fusion_;
+  ExecutionPlan plan_;
+  absl::flat_hash_map<const HloInstruction*, int> buffer_of_;
+  // (before, after): writes of an aliased parameter wait for its readers.
+  std::vector<std::pair<int, int>> edges_;
+  // Per aliased parameter number: the op writing its allocation.
+  absl::flat_hash_map<int64_t, int> parameter_writer_;
+  // Values a reduce kernel stores as its epilogue: no op of their own.
+  absl::flat_hash_set<const HloInstruction*> fused_epilogues_;
+};
+
+void PlanBuilder::CreateValueBuffers() {
+  const HloComputation* entry = module_.entry_computation();
+  for (const HloInstruction* instr : entry->MakeInstructionPostOrder()) {
+    if (!fusion_.IsMaterialized(instr)) continue;
+    LogicalBuffer::Placement placement = LogicalBuffer::Placement::kTemp;
+    int64_t number = -1;
+    if (instr->opcode() == HloOpcode::kParameter) {
+      placement = LogicalBuffer::Placement::kParameter;
+      number = instr->parameter_number();
+    } else if (instr->opcode() == HloOpcode::kConstant) {
+      placement = LogicalBuffer::Placement::kConstant;
+    }
+    buffer_of_[instr] = NewBuffer(instr->name(), instr,
+                                  instr->shape().ByteSize(), placement, number);
+  }
+}
+
+absl::Status PlanBuilder::AddComputedOps() {
+  for (const HloInstruction* instr : fusion_.computed()) {
+    if (fused_epilogues_.contains(instr)) continue;
+    if (instr->opcode() == HloOpcode::kDot) {
+      RETURN_IF_ERROR(AddGemm(instr));
+    } else {
+      RETURN_IF_ERROR(AddKernel(instr));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PlanBuilder::AddKernel(const HloInstruction* instr) {
+  IsMaterializedFn is_materialized = [this](const HloInstruction* i) {
+    return fusion_.IsMaterialized(i);
+  };
+  PlannedOp op;
+  op.name = instr->name();
+  LoweredKernel lowered;
+  const HloInstruction* stored = instr;
+  if (instr->opcode() == HloOpcode::kReduce) {
+    op.kind = PlannedOp::Kind::kReduceKernel;
+    const HloInstruction* epilogue = fusion_.EpilogueOf(instr);
+    absl::StatusOr<LoweredKernel> fused =
+        epilogue == nullptr
+            ? absl::FailedPreconditionError("no epilogue")
+            : LowerReduction(instr, is_materialized, epilogue);
+    if (fused.ok()) {
+      lowered = *std::move(fused);
+      fused_epilogues_.insert(epilogue);
+      stored = epilogue;
+      op.name = absl::StrCat(instr->name(), "+", epilogue->name());
+    } else if (fused.status().code() == absl::StatusCode::kFailedPrecondition) {
+      ASSIGN_OR_RETURN(lowered, LowerReduction(instr, is_materialized));
+    } else {
+      return fused.status();
+    }
+  } else {
+    op.kind = PlannedOp::Kind::kLoopKernel;
+    op.roots = {instr};
+    ASSIGN_OR_RETURN(lowered, LowerLoopFusion({instr}, is_materialized));
+  }
+  for (const HloInstruction* input : lowered.inputs) {
+    op.reads.push_back(BufferOf(input));
+  }
+  op.writes = {BufferOf(stored)};
+  op.program = std::move(lowered.program);
+  VLOG(5) << op.name << ": " << op.program->ToString();
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
+absl::Status PlanBuilder::AddGemm(const HloInstruction* dot) {
+  ASSIGN_OR_RETURN(GemmLowering lowering, LowerDot(*dot));
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kGemm;
+  op.name = dot->name();
+  op.reads = {BufferOf(lowering.lhs.source), BufferOf(lowering.rhs.source)};
+  op.writes = {BufferOf(dot)};
+  op.gemm = lowering.config;
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
+int PlanBuilder::AddCopy(int source, int destination, const std::string& name) {
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kCopy;
+  op.name = name;
+  op.reads = {source};
+  op.writes = {destination};
+  return AddOp(std::move(op));
+}
+
+// Writing `value` into the parameter's allocation is safe when the op that
+// computes it does not read the parameter, or is a single-output kernel
+// reading it only at the element it writes (the thread that writes an
+// element has read it first; a reduce kernel's epilogue reads it after the
+// reduction, in the thread that stores). Whether the parameter's other readers
+// can run first is Order's problem, checked by the caller.
+bool PlanBuilder::CanWriteInPlace(int op_id, int value,
+                                  int parameter_buffer) const {
+  const PlannedOp& op = plan_.ops[op_id];
+  auto it = std::find(op.reads.begin(), op.reads.end(), parameter_buffer);
+  if (it == op.reads.end()) return true;
+  if ((op.kind != PlannedOp::Kind::kLoopKernel &&
+       op.kind != PlannedOp::Kind::kReduceKernel) ||
+      op.writes.size() != 1) {
+    return false;
+  }
+  const KernelProgram& program = *op.program;
+  int input = it - op.reads.begin();
+  if (program.inputs()[input].element_count !=
+      program.outputs()[0].buffer.element_count) {
+    return false;
+  }
+  for (const ExprOp& expr : program.ops()) {
+    if (expr.kind == ExprKind::kLoad && expr.input == input &&
+        program.op(expr.operands[0]).kind != ExprKind::kIndex) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status PlanBuilder::PlaceAliasedResult(
+    int64_t index, int value, int64_t parameter,
+    const absl::flat_hash_set<int64_t>& aliased) {
+  const HloInstruction* parameter_instr =
+      module_.entry_computation()->parameter_instruction(parameter);
+  int parameter_buffer = buffer_of_.at(parameter_instr);
+  if (value == parameter_buffer) {  // Returned unchanged: nothing to do.
+    plan_.output_buffers[index] = value;
+    return absl::OkStatus();
+  }
+  // Copied: NewBuffer below may move the buffers.
+  const LogicalBuffer buffer = plan_.buffers[value];
+  int writer = Graph().WriterOf(value);
+  if (buffer.placement == LogicalBuffer::Placement::kTemp && writer >= 0 &&
+      CanWriteInPlace(writer, value, parameter_buffer)) {
+    bool ordered = true;
+    OpGraph graph = Graph();
+    for (int reader : graph.ReadersOf(parameter_buffer)) {
+      if (reader != writer && graph.Reaches(writer, reader)) ordered = false;
+    }
+    if (ordered) {
+      plan_.buffers[value].placement = LogicalBuffer::Placement::kParameter;
+      plan_.buffers[value].number = parameter;
+      parameter_writer_[parameter] = writer;
+      plan_.output_buffers[index] = value;
+      return absl::OkStatus();
+    }
+  }
+  // Copied in last. A parameter that is itself overwritten by another
+  // result is staged in a temp first, so the copies cannot clobber each
+  // other.
+  int source = value;
+  if (buffer.placement == LogicalBuffer::Placement::kParameter &&
+      aliased.contains(buffer.number)) {
+    int staged = NewBuffer(absl::StrCat(buffer.name, ".staged"), nullptr,
+                           buffer.size, LogicalBuffer::Placement::kTemp, -1);
+    AddCopy(value, staged, absl::StrCat("stage.", buffer.name));
+    source = staged;
+  }
+  int destination =
+      NewBuffer(absl::StrCat("result.", index), nullptr, buffer.size,
+                LogicalBuffer::Placement::kParameter, parameter);
+  parameter_writer_[parameter] =
+      AddCopy(source, destination, absl::StrCat("result.", index));
+  plan_.output_buffers[index] = destination;
+  return absl::OkStatus();
+}
+
+absl::Status PlanBuilder::PlaceResults() {
+  const HloComputation* entry = module_.entry_computation();
+  const HloInstruction* root = entry->root_instruction();
+  bool is_tuple = root->opcode() == HloOpcode::kTuple;
+  std::vector<const HloInstruction*> results;
+  if (is_tuple) {
+    for (const HloInstruction* operand : root->operands()) {
+      results.push_back(operand);
+    }
+  } else {
+    results.push_back(root);
+  }
+  plan_.output_buffers.assign(results.size(), -1);
+  absl::flat_hash_map<int64_t, int64_t> alias_of_output;
+  absl::flat_hash_set<int64_t> aliased;
+  for (const HloInputOutputAlias& alias : module_.input_output_aliases()) {
+    std::string text = absl::StrCat(
+        "input_output_alias {", absl::StrJoin(alias.output_index, ","),
+        "}: (", alias.parameter_number, ", {",
+        absl::StrJoin(alias.parameter_index, ","), "})");
+    if (!alias.parameter_index.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          text, ": parameters are flat arrays, so the parameter index must "
+                "be {}"));
+    }
+    if (alias.output_index.size() != (is_tuple ? 1 : 0) ||
+        (is_tuple && (alias.output_index[0] < 0 ||
+                      alias.output_index[0] >= results.size())) ||
+        alias.parameter_number < 0 ||
+        alias.parameter_number >= entry->num_parameters()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          text, " does not name a result of the ",
+          is_tuple ? "root tuple" : "array root", " and a parameter"));
+    }
+    alias_of_output[is_tuple ? alias.output_index[0] : 0] =
+        alias.parameter_number;
+    aliased.insert(alias.parameter_number);
+  }
+  for (int64_t i = 0; i < results.size(); ++i) {
+    int value = BufferOf(results[i]);
+    auto alias = alias_of_output.find(i);
+    if (alias != alias_of_output.end()) {
+      RETURN_IF_ERROR(PlaceAliasedResult(i, value, alias->second, aliased));
+      continue;
+    }
+    LogicalBuffer& buffer = plan_.buffers[value];
+    if (buffer.placement == LogicalBuffer::Placement::kTemp) {
+      buffer.placement = LogicalBuffer::Placement::kOutput;
+      buffer.number = i;
+      plan_.output_buffers[i] = value;
+      continue;
+    }
+    // A parameter, a constant or a value another result holds already.
+    int64_t size = buffer.size;
+    int destination = NewBuffer(absl::StrCat("result.", i), nullptr, size,
+                                LogicalBuffer::Placement::kOutput, i);
+    AddCopy(value, destination, absl::StrCat("result.", i));
+    plan_.output_buffers[i] = destination;
+  }
+  // Every read of an aliased parameter's own value precedes the write of
+  // its allocation (copies added above included).
+  for (const auto& [parameter, writer] : parameter_writer_) {
+    const HloInstruction* instr =
+        entry->parameter_instruction(parameter);
+    for (int reader : Graph().ReadersOf(buffer_of_.at(instr))) {
+      if (reader != writer) edges_.push_back({reader, writer});
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Topological order that keeps post order wherever the dependencies allow.
+absl::Status PlanBuilder::Order() {
+  const int n = plan_.ops.size();
+  std::vector<std::vector<int>> successors(n);
+  std::vector<int> pending(n, 0);
+  OpGraph graph = Graph();
+  for (int op = 0; op < n; ++op) {
+    successors[op] = graph.Successors(op);
+    for (int next : successors[op]) ++pending[next];
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int op = 0; op < n; ++op) {
+    if (pending[op] == 0) ready.push(op);
+  }
+  std::vector<PlannedOp> ordered;
+  while (!ready.empty()) {
+    int op = ready.top();
+    ready.pop();
+    ordered.push_back(std::move(plan_.ops[op]));
+    for (int next : successors[op]) {
+      if (--pending[next] == 0) ready.push(next);
+    }
+  }
+  if (ordered.size() != n) {
+    return absl::InternalError(absl::StrCat(
+        module_.name(), ": the ops' dependencies form a cycle"));
+  }
+  plan_.ops = std::move(ordered);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string LogicalBuffer::ToString() const {
+  std::string text = absl::StrCat("buffer ", id, " ", name, " ", size, "B ",
+                                  PlacementName(placement));
+  if (number >= 0) absl::StrAppend(&text, " ", number);
+  return text;
+}
+
+std::string PlannedOp::ToString() const {
+  std::string text = absl::StrCat(OpKindName(kind), " ", name, " reads {",
+                                  absl::StrJoin(reads, ","), "} writes {",
+                                  absl::StrJoin(writes, ","), "}");
+  if (kind == Kind::kGemm) absl::StrAppend(&text, " ", gemm.ToString());
+  return text;
+}
+
+std::string ExecutionPlan::ToString() const {
+  std::string text;
+  for (const LogicalBuffer& buffer : buffers) {
+    absl::StrAppend(&text, buffer.ToString(), "\n");
+  }
+  for (int i = 0; i < ops.size(); ++i) {
+    absl::StrAppend(&text, i, ": ", ops[i].ToString(), "\n");
+  }
+  absl::StrAppend(&text, "results: {", absl::StrJoin(output_buffers, ","),
+                  "}\n");
+  return text;
+}
+
+absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module) {
+  ASSIGN_OR_RETURN(FusionPlan fusion,
+                   FusionPlan::Create(*module.entry_computation()));
+  PlanBuilder builder(module, fusion);
+  ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
+  VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
+  VLOG(2) << plan.ToString();
+  return plan;
+}
+
+}  // namespace xla_lite::gpu

@@ -1,0 +1,81 @@
+#ifndef XLA_LITE_SERVICE_EXECUTION_PLAN_H_
+#define XLA_LITE_SERVICE_EXECUTION_PLAN_H_
+
+// What the compiled program does, before buffers have addresses: logical
+// buffers (one per materialized value, plus copy destinations) and the ops
+// that read and write them, in execution order.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/service/gemm_lowering.h"
+#include "xla_lite/service/kernel_program.h"
+
+namespace xla_lite::gpu {
+
+struct LogicalBuffer {
+  enum class Placement {
+    // Scratch, packed into the temp allocation by liveness.
+    kTemp,
+    // Entry parameter `number`'s allocation: the parameter itself, or a
+    // result aliased to it (written in place, after every read of the
+    // parameter's own value).
+    kParameter,
+    // Read-only data from `instruction`'s literal.
+    kConstant,
+    // Result `number`'s own allocation.
+    kOutput,
+  };
+
+  int id = -1;
+  std::string name;
+  // The value it holds; null for buffers that only copies define.
+  const HloInstruction* instruction = nullptr;
+  int64_t size = 0;
+  Placement placement = Placement::kTemp;
+  int64_t number = -1;
+
+  std::string ToString() const;
+};
+
+struct PlannedOp {
+  enum class Kind { kLoopKernel, kReduceKernel, kGemm, kCopy };
+
+  Kind kind = Kind::kLoopKernel;
+  std::string name;
+  std::vector<int> reads;   // Buffer ids; kernels: program input i.
+  std::vector<int> writes;  // Buffer ids; kernels: program output k.
+  // Kernels.
+  std::shared_ptr<const KernelProgram> program;
+  // Loop kernels: the values it computes (writes[k] holds roots[k]).
+  std::vector<const HloInstruction*> roots;
+  // Gemms: reads = {lhs, rhs}, writes = {output}.
+  GemmConfig gemm;
+
+  std::string ToString() const;
+};
+
+struct ExecutionPlan {
+  std::vector<LogicalBuffer> buffers;
+  std::vector<PlannedOp> ops;  // In execution order.
+  // Per result (the root tuple's elements, or the one array root).
+  std::vector<int> output_buffers;
+
+  std::string ToString() const;
+};
+
+// Fuses (FusionPlan), lowers and orders the entry computation of a module
+// that went through the HLO passes (calls inlined, layouts normalized, dots
+// canonicalized), then merges loop kernels (MergeLoopKernels). Results
+// aliased to a parameter are written into it in place when that is safe
+// (see execution_plan.cc), else copied there after its last read.
+absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_EXECUTION_PLAN_H_

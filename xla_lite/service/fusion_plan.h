@@ -1,0 +1,83 @@
+#ifndef XLA_LITE_SERVICE_FUSION_PLAN_H_
+#define XLA_LITE_SERVICE_FUSION_PLAN_H_
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/hlo/hlo_instruction.h"
+
+namespace xla_lite::gpu {
+
+// A gemm operand as the gemm reads it: the bytes of `source` (a
+// materialized value, reached through reshapes), holding the dot operand
+// with its two minor dimensions swapped when `transposed`.
+struct GemmOperand {
+  const HloInstruction* source = nullptr;
+  bool transposed = false;
+};
+// Looks through one transpose of the two minor dimensions and through
+// reshapes, which cost a gemm nothing.
+GemmOperand ResolveGemmOperand(const HloInstruction* operand);
+
+// Which values of the entry computation get a buffer of their own
+// ("materialized"); everything else is computed inside the kernels that
+// use it. The rules:
+//  - parameters, array constants, dots (gemms) and reduces (their own
+//    kernels) are materialized; scalar constants are inlined into kernels;
+//  - what a gemm reads is materialized (after looking through reshapes and
+//    a minor transpose, see ResolveGemmOperand), and so is every result;
+//  - reshapes are never materialized: a reshape of a materialized value is
+//    a view of its buffer (values are row-major), otherwise it is fused;
+//  - a fusible value (elementwise, broadcast, transpose, slice, reverse,
+//    iota) used by several kernels is recomputed in each when it is cheap,
+//    i.e. its fused expression costs at most kRecomputeCostLimit (1 per
+//    arithmetic op, 4 per transcendental, 0 for index remapping), and is
+//    materialized (one extra kernel, one extra buffer) otherwise;
+//  - a reduction whose only consumer is one elementwise result of its own
+//    size may take that result as its epilogue (EpilogueOf): the reduce
+//    kernel then stores the result, and the reduction stays in registers
+//    (the plan builder falls back to two kernels when the epilogue reads
+//    the reduction at other elements).
+class FusionPlan {
+ public:
+  static constexpr int kRecomputeCostLimit = 16;
+
+  // UNIMPLEMENTED naming the instruction when the entry computation has
+  // an op or type the compiler does not support.
+  static absl::StatusOr<FusionPlan> Create(const HloComputation& entry);
+
+  bool IsMaterialized(const HloInstruction* instr) const {
+    return materialized_.contains(instr);
+  }
+  // Materialized values computed by a loop kernel, a reduce kernel or a
+  // gemm, in post order.
+  const std::vector<const HloInstruction*>& computed() const {
+    return computed_;
+  }
+  // The elementwise value that `reduce` may compute as its epilogue, or null.
+  const HloInstruction* EpilogueOf(const HloInstruction* reduce) const {
+    auto it = epilogues_.find(reduce);
+    return it == epilogues_.end() ? nullptr : it->second;
+  }
+
+ private:
+  void FindEpilogues(
+      const std::vector<HloInstruction*>& post_order,
+      const HloInstruction* root,
+      const absl::flat_hash_map<const HloInstruction*,
+                                std::vector<const HloInstruction*>>& kernels);
+
+  absl::flat_hash_set<const HloInstruction*> materialized_;
+  std::vector<const HloInstruction*> computed_;
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> epilogues_;
+};
+
+// Whether `instr` can be computed inside a loop kernel.
+bool IsFusible(const HloInstruction& instr);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_FUSION_PLAN_H_

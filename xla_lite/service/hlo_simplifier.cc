@@ -1,0 +1,121 @@
+#include "xla_lite/service/hlo_simplifier.h"
+
+#include <optional>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "xla_lite/service/hlo_rewrite_util.h"
+
+namespace xla_lite {
+namespace {
+
+bool SameArray(const Shape& a, const Shape& b) {
+  return a.IsArray() && b.IsArray() && a.Compatible(b);
+}
+
+// reduce(x, init) over dimensions that all have extent 1 combines each
+// element with init exactly once: reducer(broadcast(init), reshape(x)).
+HloInstruction* SimplifyTrivialReduce(HloInstruction* reduce,
+                                      NameUniquer& names) {
+  if (reduce->operand_count() != 2 || !reduce->shape().IsArray()) {
+    return nullptr;
+  }
+  std::optional<HloOpcode> reducer = MatchReducer(reduce->to_apply());
+  if (!reducer.has_value()) return nullptr;
+  HloInstruction* input = reduce->mutable_operand(0);
+  for (int64_t d : reduce->dimensions()) {
+    if (input->shape().dimensions(d) != 1) return nullptr;
+  }
+  HloComputation* computation = reduce->parent();
+  const Shape& shape = reduce->shape();
+  HloInstruction* reshaped = AddReshape(computation, input, shape.dimensions(),
+                                        names.Get(input->name() + ".reshape"));
+  HloInstruction* init = AddBroadcast(computation, reduce->mutable_operand(1),
+                                      shape, {}, names.Get("init.broadcast"));
+  return AddInstruction(computation, *reducer,
+                        Shape::Array(shape.element_type(), shape.dimensions()),
+                        {init, reshaped}, names.Get(reduce->name()));
+}
+
+// A replacement for `instr`, or null when no rule applies. May edit `instr`
+// in place (and then returns it).
+HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
+  HloComputation* computation = instr->parent();
+  switch (instr->opcode()) {
+    case HloOpcode::kGetTupleElement: {
+      HloInstruction* tuple = instr->mutable_operand(0);
+      if (tuple->opcode() != HloOpcode::kTuple) return nullptr;
+      return tuple->mutable_operand(instr->tuple_index());
+    }
+    case HloOpcode::kBitcast: {
+      const Shape& from = instr->operand(0)->shape();
+      if (!from.IsArray() || !instr->shape().IsArray() ||
+          from.element_type() != instr->shape().element_type() ||
+          from.ElementCount() != instr->shape().ElementCount()) {
+        return nullptr;
+      }
+      return AddReshape(computation, instr->mutable_operand(0),
+                        instr->shape().dimensions(), names.Get(instr->name()));
+    }
+    case HloOpcode::kReshape: {
+      HloInstruction* operand = instr->mutable_operand(0);
+      if (SameArray(operand->shape(), instr->shape())) return operand;
+      if (operand->opcode() != HloOpcode::kReshape) return nullptr;
+      instr->ReplaceOperandWith(operand, operand->mutable_operand(0));
+      return instr;
+    }
+    case HloOpcode::kTranspose: {
+      HloInstruction* operand = instr->mutable_operand(0);
+      if (IsIdentityPermutation(instr->dimensions())) return operand;
+      if (operand->opcode() != HloOpcode::kTranspose) return nullptr;
+      // out[i] = mid[p[i]] = in[q[p[i]]].
+      std::vector<int64_t> composed;
+      for (int64_t d : instr->dimensions()) {
+        composed.push_back(operand->dimensions(d));
+      }
+      instr->set_dimensions(composed);
+      instr->ReplaceOperandWith(operand, operand->mutable_operand(0));
+      return instr;
+    }
+    case HloOpcode::kConvert:
+    case HloOpcode::kCopy:
+      return SameArray(instr->operand(0)->shape(), instr->shape())
+                 ? instr->mutable_operand(0)
+                 : nullptr;
+    case HloOpcode::kBroadcast:
+      return SameArray(instr->operand(0)->shape(), instr->shape()) &&
+                     IsIdentityPermutation(instr->dimensions())
+                 ? instr->mutable_operand(0)
+                 : nullptr;
+    case HloOpcode::kReduce:
+      return SimplifyTrivialReduce(instr, names);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+absl::Status SimplifyHlo(HloModule* module) {
+  HloComputation* entry = module->entry_computation();
+  NameUniquer names(*module);
+  int64_t rewrites = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (HloInstruction* instr : entry->MakeInstructionPostOrder()) {
+      HloInstruction* replacement = SimplifyOne(instr, names);
+      if (replacement == nullptr) continue;
+      ++rewrites;
+      changed = true;
+      if (replacement != instr) instr->ReplaceAllUsesWith(replacement);
+    }
+    // Dead instructions would otherwise keep matching the rules.
+    entry->RemoveDeadInstructions();
+  }
+  VLOG(1) << module->name() << ": simplifier applied " << rewrites
+          << " rewrites";
+  return absl::OkStatus();
+}
+
+}  // namespace xla_lite

@@ -1,0 +1,22 @@
+#ifndef XLA_LITE_SERVICE_HLO_SIMPLIFIER_H_
+#define XLA_LITE_SERVICE_HLO_SIMPLIFIER_H_
+
+#include "absl/status/status.h"
+#include "xla_lite/hlo/hlo_module.h"
+
+namespace xla_lite {
+
+// Local rewrites of the entry computation that leave less for fusion and
+// emission to handle, repeated until none applies, then dead code removal:
+//   get-tuple-element(tuple(...)) -> the element
+//   bitcast of the same element type and count -> reshape (values are
+//     logical row-major after layout normalization, so the two agree)
+//   reshape(reshape(x)) -> reshape(x); transpose(transpose(x)) -> one
+//   reshape, transpose, convert, broadcast, copy that change nothing -> x
+//   reduce over dimensions of extent 1 only -> reducer(init, reshape(x)),
+//     an elementwise op that fuses with its neighbours
+absl::Status SimplifyHlo(HloModule* module);
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_SERVICE_HLO_SIMPLIFIER_H_

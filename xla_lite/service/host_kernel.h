@@ -1,0 +1,27 @@
+#ifndef XLA_LITE_SERVICE_HOST_KERNEL_H_
+#define XLA_LITE_SERVICE_HOST_KERNEL_H_
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "stream_executor/kernel.h"
+#include "xla_lite/service/kernel_program.h"
+
+namespace xla_lite::gpu {
+
+// Evaluates `program` over the buffers in `args` (laid out as `parameters`
+// says), as the emitted CUDA kernel does on a device: same operations, same
+// element types and rounding, same NaN and integer edge cases. Lanes of
+// element indices are evaluated together so the per-op dispatch is paid
+// once per chunk rather than per element.
+absl::Status RunProgramOnHost(const KernelProgram& program,
+                              const KernelParameters& parameters,
+                              const se::KernelArgs& args);
+
+// The KernelSpec::host_fn that runs `program`.
+se::HostKernelFn MakeHostKernel(std::shared_ptr<const KernelProgram> program,
+                                KernelParameters parameters);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_HOST_KERNEL_H_

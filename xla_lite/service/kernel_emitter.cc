@@ -1,0 +1,68 @@
+#include "xla_lite/service/kernel_emitter.h"
+
+#include <cctype>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+#include "xla_lite/service/cuda_emitter.h"
+#include "xla_lite/service/host_kernel.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+// Adds `slice` as a parameter, or finds the parameter it already is.
+int ParameterFor(const BufferAllocation::Slice& slice, PrimitiveType type,
+                 bool written, KernelParameters& parameters,
+                 std::vector<BufferAllocation::Slice>& arguments) {
+  for (int p = 0; p < arguments.size(); ++p) {
+    if (arguments[p] == slice) {
+      parameters.written[p] = parameters.written[p] || written;
+      return p;
+    }
+  }
+  arguments.push_back(slice);
+  parameters.types.push_back(type);
+  parameters.written.push_back(written);
+  return arguments.size() - 1;
+}
+
+}  // namespace
+
+std::string KernelName(const std::string& text, int64_t unique_id) {
+  std::string name = "xl_";
+  for (char c : text) {
+    name.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  }
+  return absl::StrCat(name, "_", unique_id);
+}
+
+EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
+                         absl::Span<const BufferAllocation::Slice> inputs,
+                         absl::Span<const BufferAllocation::Slice> outputs,
+                         const std::string& name) {
+  CHECK_EQ(inputs.size(), program->inputs().size()) << name;
+  CHECK_EQ(outputs.size(), program->outputs().size()) << name;
+  KernelParameters parameters;
+  EmittedKernel kernel;
+  for (int i = 0; i < inputs.size(); ++i) {
+    parameters.input_param.push_back(
+        ParameterFor(inputs[i], program->inputs()[i].type, false, parameters,
+                     kernel.arguments));
+  }
+  for (int k = 0; k < outputs.size(); ++k) {
+    parameters.output_param.push_back(
+        ParameterFor(outputs[k], program->outputs()[k].buffer.type, true,
+                     parameters, kernel.arguments));
+  }
+  kernel.written = parameters.written;
+  kernel.launch_dimensions = KernelLaunchDimensions(*program);
+  kernel.spec.name = name;
+  kernel.spec.arity = parameters.count();
+  kernel.spec.cuda_source = EmitCudaKernel(*program, parameters, name);
+  VLOG(5) << kernel.spec.cuda_source;
+  kernel.spec.host_fn = MakeHostKernel(std::move(program), std::move(parameters));
+  return kernel;
+}
+
+}  // namespace xla_lite::gpu

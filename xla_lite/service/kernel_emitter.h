@@ -1,0 +1,39 @@
+#ifndef XLA_LITE_SERVICE_KERNEL_EMITTER_H_
+#define XLA_LITE_SERVICE_KERNEL_EMITTER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "stream_executor/kernel.h"
+#include "stream_executor/launch_dim.h"
+#include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/service/kernel_program.h"
+
+namespace xla_lite::gpu {
+
+// Everything a KernelThunk needs for one program.
+struct EmittedKernel {
+  se::KernelSpec spec;
+  se::LaunchDimensions launch_dimensions;
+  std::vector<BufferAllocation::Slice> arguments;
+  std::vector<bool> written;
+};
+
+// The kernel for `program` over these slices (program input i reads
+// inputs[i], output k writes outputs[k]): CUDA C for GPU platforms and the
+// interpreter closure for the host, with the same parameters. Equal slices
+// become one parameter, so an in-place update reads and writes through
+// the same pointer. `name` must be a C identifier.
+EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
+                         absl::Span<const BufferAllocation::Slice> inputs,
+                         absl::Span<const BufferAllocation::Slice> outputs,
+                         const std::string& name);
+
+// `text` made into a C identifier.
+std::string KernelName(const std::string& text, int64_t unique_id);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_KERNEL_EMITTER_H_

@@ -1,0 +1,216 @@
+#include "xla_lite/service/kernel_program.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "glog/logging.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+const char* KindName(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::kIndex:
+      return "index";
+    case ExprKind::kReduceIndex:
+      return "reduce_index";
+    case ExprKind::kIndexRemap:
+      return "remap";
+    case ExprKind::kReducedValue:
+      return "reduced_value";
+    case ExprKind::kLoad:
+      return "load";
+    case ExprKind::kConstant:
+      return "constant";
+    case ExprKind::kIndexToValue:
+      return "index_to_value";
+    case ExprKind::kUnary:
+      return "unary";
+    case ExprKind::kBinary:
+      return "binary";
+    case ExprKind::kCompare:
+      return "compare";
+    case ExprKind::kSelect:
+      return "select";
+    case ExprKind::kClamp:
+      return "clamp";
+    case ExprKind::kConvert:
+      return "convert";
+  }
+  return "?";
+}
+
+std::string Braced(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
+
+}  // namespace
+
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size());
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= dims[d];
+  }
+  return strides;
+}
+
+bool IndexRemap::IsIdentity() const {
+  if (sources.size() != 1 || sources[0] != target) return false;
+  for (int64_t t = 0; t < dims.size(); ++t) {
+    const Dim& d = dims[t];
+    if (d.source != 0 || d.dim != t || d.scale != 1 || d.offset != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string IndexRemap::ToString() const {
+  std::vector<std::string> parts;
+  for (const Dim& d : dims) {
+    if (d.source < 0) {
+      parts.push_back(absl::StrCat(d.offset));
+    } else {
+      parts.push_back(absl::StrCat(d.offset, "+", d.scale, "*s", d.source,
+                                   ".", d.dim));
+    }
+  }
+  std::vector<std::string> source_text;
+  for (const auto& s : sources) source_text.push_back(Braced(s));
+  return absl::StrCat(absl::StrJoin(source_text, ","), "->", Braced(target),
+                      "{", absl::StrJoin(parts, ","), "}");
+}
+
+std::string ExprOp::Key() const {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return absl::StrCat(static_cast<int>(kind), ":", static_cast<int>(type), ":",
+                      static_cast<int>(opcode), ":",
+                      static_cast<int>(direction), ":",
+                      absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
+                      kind == ExprKind::kIndexRemap ? remap.ToString() : "");
+}
+
+std::string ExprOp::ToString(int id) const {
+  std::string text = absl::StrCat("%", id, " = ", KindName(kind));
+  if (!IsIndex()) absl::StrAppend(&text, ".", PrimitiveTypeName(type));
+  if (kind == ExprKind::kUnary || kind == ExprKind::kBinary) {
+    absl::StrAppend(&text, " ", HloOpcodeString(opcode));
+  }
+  if (kind == ExprKind::kCompare) {
+    absl::StrAppend(&text, " ", ComparisonDirectionString(direction));
+  }
+  if (kind == ExprKind::kLoad) absl::StrAppend(&text, " in", input);
+  if (kind == ExprKind::kConstant) absl::StrAppend(&text, " ", value);
+  if (kind == ExprKind::kIndexRemap) {
+    absl::StrAppend(&text, " ", remap.ToString());
+  }
+  for (int operand : operands) absl::StrAppend(&text, " %", operand);
+  return text;
+}
+
+int KernelProgram::Add(ExprOp op) {
+  for (int operand : op.operands) {
+    CHECK(operand >= 0 && operand < ops_.size()) << op.ToString(ops_.size());
+  }
+  std::string key = op.Key();
+  auto it = ids_.find(key);
+  if (it != ids_.end()) return it->second;
+  int id = ops_.size();
+  ops_.push_back(std::move(op));
+  ids_.emplace(std::move(key), id);
+  return id;
+}
+
+int KernelProgram::AddInput(KernelBuffer buffer) {
+  inputs_.push_back(buffer);
+  return inputs_.size() - 1;
+}
+
+void KernelProgram::AddOutput(KernelBuffer buffer, int op) {
+  CHECK(op >= 0 && op < ops_.size());
+  outputs_.push_back({buffer, op});
+}
+
+int64_t KernelProgram::MaxOutputElements() const {
+  int64_t max = 0;
+  for (const KernelOutput& output : outputs_) {
+    max = std::max(max, output.buffer.element_count);
+  }
+  return max;
+}
+
+void KernelProgram::SetReduction(int init_op, int value_op, HloOpcode reducer,
+                                 int64_t reduced_elements) {
+  init_op_ = init_op;
+  value_op_ = value_op;
+  reducer_ = reducer;
+  reduced_elements_ = reduced_elements;
+}
+
+std::vector<bool> KernelProgram::InnerOps() const {
+  std::vector<bool> inner(ops_.size(), false);
+  for (int id = 0; id < ops_.size(); ++id) {
+    const ExprOp& op = ops_[id];
+    inner[id] = op.kind == ExprKind::kReduceIndex;
+    for (int operand : op.operands) inner[id] = inner[id] || inner[operand];
+  }
+  return inner;
+}
+
+std::vector<bool> KernelProgram::EpilogueOps() const {
+  std::vector<bool> epilogue(ops_.size(), false);
+  for (int id = 0; id < ops_.size(); ++id) {
+    const ExprOp& op = ops_[id];
+    epilogue[id] = op.kind == ExprKind::kReducedValue;
+    for (int operand : op.operands) {
+      epilogue[id] = epilogue[id] || epilogue[operand];
+    }
+  }
+  return epilogue;
+}
+
+std::vector<int> KernelProgram::Closure(const std::vector<int>& roots) const {
+  std::vector<bool> needed(ops_.size(), false);
+  for (int root : roots) needed[root] = true;
+  // Operands precede their users, so one backward sweep suffices.
+  for (int id = static_cast<int>(ops_.size()) - 1; id >= 0; --id) {
+    if (!needed[id]) continue;
+    for (int operand : ops_[id].operands) needed[operand] = true;
+  }
+  std::vector<int> closure;
+  for (int id = 0; id < ops_.size(); ++id) {
+    if (needed[id]) closure.push_back(id);
+  }
+  return closure;
+}
+
+std::string KernelProgram::ToString() const {
+  std::string text =
+      kind_ == Kind::kLoop ? "loop kernel\n" : "reduce kernel\n";
+  for (int i = 0; i < inputs_.size(); ++i) {
+    absl::StrAppend(&text, "  in", i, ": ", PrimitiveTypeName(inputs_[i].type),
+                    "[", inputs_[i].element_count, "]\n");
+  }
+  for (int id = 0; id < ops_.size(); ++id) {
+    absl::StrAppend(&text, "  ", ops_[id].ToString(id), "\n");
+  }
+  for (int i = 0; i < outputs_.size(); ++i) {
+    absl::StrAppend(&text, "  out", i, ": ",
+                    PrimitiveTypeName(outputs_[i].buffer.type), "[",
+                    outputs_[i].buffer.element_count, "] = %", outputs_[i].op,
+                    "\n");
+  }
+  if (kind_ == Kind::kReduce) {
+    absl::StrAppend(&text, "  reduce ", HloOpcodeString(reducer_), " init %",
+                    init_op_, " value %", value_op_, " over ",
+                    reduced_elements_, " elements into the reduced value\n");
+  }
+  return text;
+}
+
+}  // namespace xla_lite::gpu

