@@ -15,7 +15,7 @@
 #include "xla_lite/hlo/hlo_parser.h"
 #include "xla_lite/runtime/command_buffer_thunk.h"
 #include "xla_lite/service/compiler.h"
-#include "xla_lite/tools/step_runner.h"
+#include "xla_lite/tools/training_loop.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -144,11 +144,12 @@ absl::StatusOr<std::vector<Literal>> CompileAndRunOn(
   ComputationLayout layout = module->entry_computation_layout();
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuExecutable> executable,
                    xla_lite::Compile(std::move(module), executor, options));
-  ASSIGN_OR_RETURN(std::unique_ptr<StepRunner> runner,
-                   StepRunner::Create(executable.get(), layout, executor));
-  RETURN_IF_ERROR(runner->SetArguments(arguments));
-  RETURN_IF_ERROR(runner->Run(steps));
-  return runner->DownloadResults();
+  ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
+                   TrainingLoop::Create(executable.get(), layout, executor,
+                                        BatchMode::kFixed));
+  RETURN_IF_ERROR(loop->SetArguments(arguments));
+  RETURN_IF_ERROR(loop->Steps(steps).status());
+  return loop->Results();
 }
 
 absl::StatusOr<std::vector<Literal>> CompilerTest::CompileAndRun(

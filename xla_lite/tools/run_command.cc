@@ -13,7 +13,7 @@
 #include "xla_lite/hlo/npy.h"
 #include "stream_executor/stream_executor.h"
 #include "xla_lite/service/compiler.h"
-#include "xla_lite/tools/step_runner.h"
+#include "xla_lite/tools/training_loop.h"
 
 namespace xla_lite {
 namespace {
@@ -90,11 +90,12 @@ absl::Status RunCommand(const RunFlags& flags, se::Platform* platform,
                         absl::StrCat("compiling ", flags.hlo, ": ",
                                      executable.status().message()));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<StepRunner> runner,
-                   StepRunner::Create(executable->get(), layout, executor));
-  RETURN_IF_ERROR(runner->SetArguments(inputs));
-  RETURN_IF_ERROR(runner->Run(flags.steps));
-  ASSIGN_OR_RETURN(std::vector<Literal> results, runner->DownloadResults());
+  ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
+                   TrainingLoop::Create(executable->get(), layout, executor,
+                                        BatchMode::kFixed));
+  RETURN_IF_ERROR(loop->SetArguments(inputs));
+  RETURN_IF_ERROR(loop->Steps(flags.steps).status());
+  ASSIGN_OR_RETURN(std::vector<Literal> results, loop->Results());
   RETURN_IF_ERROR(WriteOutputs(flags.outputs, results));
   std::printf("ran %lld step(s) of %s on %s: %zu outputs written to %s\n",
               static_cast<long long>(flags.steps), name.c_str(),

@@ -12,7 +12,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/npy.h"
-#include "xla_lite/tools/step_runner.h"
+#include "xla_lite/tools/physical_layout.h"
 
 namespace xla_lite {
 namespace {
