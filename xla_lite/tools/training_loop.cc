@@ -272,14 +272,19 @@ absl::StatusOr<std::vector<Literal>> ReadArguments(
   std::vector<Literal> arguments;
   for (int64_t p = 0; p < layout.parameter_shapes.size(); ++p) {
     std::string path = absl::StrFormat("%s/input_%d.npy", dir, p);
-    ASSIGN_OR_RETURN(Literal literal, ReadNpyFile(path));
-    if (!literal.shape().Compatible(layout.parameter_shapes[p])) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: expected %s for parameter %d, got %s", path,
-          layout.parameter_shapes[p].ToString(), p,
-          literal.shape().ToString()));
+    absl::StatusOr<Literal> literal = ReadNpyFile(path);
+    if (!literal.ok()) {
+      return absl::Status(literal.status().code(),
+                          absl::StrCat("input for parameter ", p, ": ",
+                                       literal.status().message()));
     }
-    arguments.push_back(std::move(literal));
+    const Shape& expected = layout.parameter_shapes[p];
+    if (!literal->shape().Compatible(expected)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, " holds ", literal->shape().ToString(),
+          " but entry parameter ", p, " is ", expected.ToString()));
+    }
+    arguments.push_back(*std::move(literal));
   }
   return arguments;
 }
