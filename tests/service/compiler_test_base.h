@@ -66,7 +66,7 @@ std::vector<const gpu::Thunk*> FlatThunks(const gpu::GpuExecutable& executable);
 int64_t CountThunks(const gpu::GpuExecutable& executable, gpu::Thunk::Kind kind);
 
 // Compiles `hlo` for `executor` and runs `steps` steps, feeding aliased
-// results back into their parameters (StepRunner).
+// results back into their parameters (TrainingLoop).
 absl::StatusOr<std::vector<Literal>> CompileAndRunOn(
     se::StreamExecutor* executor, const std::string& hlo,
     const std::vector<Literal>& arguments, const DebugOptions& options,
