@@ -134,6 +134,8 @@ ExpectedGemm ReferenceGemm(const gpu::GemmConfig& config,
 
 std::vector<uint8_t> ToBytes(DataType type, const std::vector<float>& values) {
   std::vector<uint8_t> bytes(values.size() * se::blas::SizeOf(type));
+  // memcpy may not be handed the null data() of an empty vector (k = 0).
+  if (bytes.empty()) return bytes;
   if (IsBf16(type)) {
     std::vector<Eigen::bfloat16> converted(values.begin(), values.end());
     std::memcpy(bytes.data(), converted.data(), bytes.size());
@@ -145,6 +147,7 @@ std::vector<uint8_t> ToBytes(DataType type, const std::vector<float>& values) {
 
 std::vector<float> FromBytes(DataType type, const std::vector<uint8_t>& bytes) {
   std::vector<float> values(bytes.size() / se::blas::SizeOf(type));
+  if (values.empty()) return values;
   if (IsBf16(type)) {
     std::vector<Eigen::bfloat16> stored(values.size());
     std::memcpy(stored.data(), bytes.data(), values.size() * sizeof(stored[0]));
