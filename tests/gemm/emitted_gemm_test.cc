@@ -55,29 +55,37 @@ TEST_P(EmittedGemmTest, Bf16MatchesReference) {
 }
 
 // Sizes that are multiples of no tile, under every tiling the emitter can
-// choose, so each tile shape meets partial tiles along m, n and k.
+// choose, so each tile shape meets partial tiles along m, n and k; k is
+// staged in passes of 16, of 5 (the last one partial) and in one pass.
 TEST_P(EmittedGemmTest, EveryTilingHandlesPartialTiles) {
   std::mt19937 rng(13);
-  int variant = 0;
+  std::vector<GemmTiling> tilings;
   for (int rows : {1, 2, 4}) {
     for (int cols : {1, 2, 4}) {
-      GemmTiling tiling;
-      tiling.rows_per_thread = rows;
-      tiling.cols_per_thread = cols;
-      GemmProblem problem{
-          2, 37, 45, 21, (variant & 1) != 0, (variant & 2) != 0, 1.5f, 0.5f};
-      ++variant;
-      SCOPED_TRACE(tiling.ToString() + " " + problem.ToString());
-      absl::StatusOr<GemmConfig> config = problem.Config();
-      ASSERT_TRUE(config.ok()) << config.status();
-      GemmOperands operands = RandomOperands(*config, rng);
-      auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
-                           gpu::GemmLaunchDimensionsFor(*config, tiling),
-                           *config, operands);
-      ASSERT_TRUE(got.ok()) << got.status();
-      EXPECT_TRUE(
-          MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
+      for (int tile_k : {GemmTiling::kDefaultTileK, 5, 21}) {
+        GemmTiling tiling;
+        tiling.rows_per_thread = rows;
+        tiling.cols_per_thread = cols;
+        tiling.tile_k = tile_k;
+        tilings.push_back(tiling);
+      }
     }
+  }
+  int variant = 0;
+  for (const GemmTiling& tiling : tilings) {
+    GemmProblem problem{
+        2, 37, 45, 21, (variant & 1) != 0, (variant & 2) != 0, 1.5f, 0.5f};
+    ++variant;
+    SCOPED_TRACE(tiling.ToString() + " " + problem.ToString());
+    absl::StatusOr<GemmConfig> config = problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    GemmOperands operands = RandomOperands(*config, rng);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
+                         gpu::GemmLaunchDimensionsFor(*config, tiling),
+                         *config, operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(
+        MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
   }
 }
 

@@ -57,6 +57,29 @@ TEST(GemmTilingTest, SmallProductsGetSmallerTilesForMoreBlocks) {
   EXPECT_EQ(ChooseGemmTiling(ConfigOf({1, 1, 4096, 64})).rows_per_thread, 1);
 }
 
+TEST(GemmTilingTest, ShortContractionsAreStagedInOnePass) {
+  // 24x96 by 96x80: 16x16 tiles, and 96 * (16 + 16 + 2) floats fit.
+  GemmTiling short_k = ChooseGemmTiling(ConfigOf({1, 24, 80, 96}));
+  EXPECT_EQ(short_k.tile_k, 96) << short_k.ToString();
+  EXPECT_TRUE(short_k.IsValid());
+  // A k of 4096 does not fit: passes of 16.
+  GemmTiling long_k = ChooseGemmTiling(ConfigOf({1, 256, 10, 4096}));
+  EXPECT_EQ(long_k.tile_k, GemmTiling::kDefaultTileK) << long_k.ToString();
+  // A contraction no longer than one default pass keeps it.
+  EXPECT_EQ(ChooseGemmTiling(ConfigOf({1, 64, 64, 7})).tile_k,
+            GemmTiling::kDefaultTileK);
+}
+
+TEST(GemmTilingTest, TilesOverTheSharedMemoryLimitAreInvalid) {
+  GemmTiling tiling;  // 64x64 tiles.
+  tiling.tile_k = 64;  // 64 * 130 floats: 33 KiB.
+  EXPECT_TRUE(tiling.IsValid());
+  tiling.tile_k = 96;  // 49 KiB.
+  EXPECT_FALSE(tiling.IsValid());
+  tiling.tile_k = 0;
+  EXPECT_FALSE(tiling.IsValid());
+}
+
 TEST(GemmTilingTest, LaunchDimensionsCoverTheOutput) {
   for (int rows : {1, 2, 4}) {
     for (int cols : {1, 2, 4}) {

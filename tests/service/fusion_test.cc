@@ -271,6 +271,99 @@ ENTRY main {
   EXPECT_EQ(Kernels(*executable), 2);
 }
 
+int64_t Copies(const gpu::GpuExecutable& executable) {
+  return CountThunks(executable, Thunk::Kind::kMemcpy);
+}
+
+// An SGD step on a weight: `update` is the HLO between the gradient dot
+// `d` and the new weight `w2`, which is donated back into `w`.
+std::string WeightUpdate(const std::string& update) {
+  return absl::StrFormat(R"(
+HloModule sgd, input_output_alias={ {0}: (0, {}, may-alias) }
+
+ENTRY main {
+  w = f32[6,5] parameter(0)
+  x = f32[9,6] parameter(1)
+  g = f32[9,5] parameter(2)
+  lr = f32[] constant(0.25)
+%s
+  ROOT r = (f32[6,5]) tuple(w2)
+})",
+                         update);
+}
+
+TEST_P(FusionTest, WeightUpdateIsOneGemmAccumulatingInPlace) {
+  // w - lr * x^T g: no kernel applies the gradient, nothing is copied.
+  std::string hlo = WeightUpdate(R"(
+  d = f32[6,5] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  lrb = f32[6,5] broadcast(lr), dimensions={}
+  s = f32[6,5] multiply(d, lrb)
+  w2 = f32[6,5] subtract(w, s))");
+  ExpectMatchesEvaluator(hlo, -1, 1, OpByOpOptions(), /*steps=*/3);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Gemms(**executable), 1);
+  EXPECT_EQ(Kernels(**executable), 0);
+  EXPECT_EQ(Copies(**executable), 0);
+}
+
+TEST_P(FusionTest, TransposedGradientAccumulatesWithSwappedOperands) {
+  // JAX's layout for a weight gradient: (g^T x)^T, scale on the left.
+  std::string hlo = WeightUpdate(R"(
+  d = f32[5,6] dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  t = f32[6,5] transpose(d), dimensions={1,0}
+  lrb = f32[6,5] broadcast(lr), dimensions={}
+  s = f32[6,5] multiply(lrb, t)
+  w2 = f32[6,5] add(s, w))");
+  ExpectMatchesEvaluator(hlo, -1, 1, OpByOpOptions(), /*steps=*/3);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Gemms(**executable), 1);
+  EXPECT_EQ(Kernels(**executable), 0);
+}
+
+TEST_P(FusionTest, AccumulationIntoAnotherBufferCopiesTheAddendFirst) {
+  // Not donated: `w` must keep its value, so the gemm accumulates into a
+  // copy of it.
+  constexpr char kHlo[] = R"(
+HloModule accumulate_copy
+
+ENTRY main {
+  w = f32[6,5] parameter(0)
+  x = f32[9,6] parameter(1)
+  g = f32[9,5] parameter(2)
+  d = f32[6,5] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  w2 = f32[6,5] subtract(w, d)
+  n = f32[6,5] negate(w)
+  ROOT r = (f32[6,5], f32[6,5]) tuple(w2, n)
+})";
+  ExpectMatchesEvaluator(kHlo);
+  auto executable = Compile(kHlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Gemms(**executable), 1);
+  EXPECT_EQ(Copies(**executable), 1);
+  EXPECT_EQ(Kernels(**executable), 1);  // n.
+}
+
+TEST_P(FusionTest, DotWithAnotherUserIsStoredAndUpdatedByAKernel) {
+  std::string hlo = R"(
+HloModule dot_shared, input_output_alias={ {0}: (0, {}, may-alias) }
+
+ENTRY main {
+  w = f32[6,5] parameter(0)
+  x = f32[9,6] parameter(1)
+  g = f32[9,5] parameter(2)
+  d = f32[6,5] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  w2 = f32[6,5] subtract(w, d)
+  ROOT r = (f32[6,5], f32[6,5]) tuple(w2, d)
+})";
+  ExpectMatchesEvaluator(hlo);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Gemms(**executable), 1);
+  EXPECT_EQ(Kernels(**executable), 1);
+}
+
 TEST_P(FusionTest, JaxTrainingStepMatchesTheEvaluator) {
   std::string hlo = ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo");
   ExpectMatchesEvaluator(hlo);

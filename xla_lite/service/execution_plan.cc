@@ -93,6 +93,8 @@ class PlanBuilder {
   absl::Status AddComputedOps();
   absl::Status AddKernel(const HloInstruction* instr);
   absl::Status AddGemm(const HloInstruction* dot);
+  absl::Status AddAccumulatingGemm(const HloInstruction* value,
+                                   const GemmAccumulation& accumulation);
   absl::Status PlaceResults();
   absl::Status PlaceAliasedResult(int64_t index, int value, int64_t parameter,
                                   const absl::flat_hash_set<int64_t>& aliased);
@@ -134,7 +136,9 @@ void PlanBuilder::CreateValueBuffers() {
 absl::Status PlanBuilder::AddComputedOps() {
   for (const HloInstruction* instr : fusion_.computed()) {
     if (fused_epilogues_.contains(instr)) continue;
-    if (instr->opcode() == HloOpcode::kDot) {
+    if (const GemmAccumulation* accumulation = fusion_.AccumulationOf(instr)) {
+      RETURN_IF_ERROR(AddAccumulatingGemm(instr, *accumulation));
+    } else if (instr->opcode() == HloOpcode::kDot) {
       RETURN_IF_ERROR(AddGemm(instr));
     } else {
       RETURN_IF_ERROR(AddKernel(instr));
@@ -195,6 +199,42 @@ absl::Status PlanBuilder::AddGemm(const HloInstruction* dot) {
   return absl::OkStatus();
 }
 
+// The gemm reads {lhs, rhs, addend} and writes `value`; the thunk emitter
+// copies the addend into the value's buffer first unless they are one.
+absl::Status PlanBuilder::AddAccumulatingGemm(
+    const HloInstruction* value, const GemmAccumulation& accumulation) {
+  ASSIGN_OR_RETURN(GemmLowering lowering, LowerDot(*accumulation.dot));
+  const GemmConfig& dot = lowering.config;
+  GemmOperand lhs = lowering.lhs, rhs = lowering.rhs;
+  absl::StatusOr<GemmConfig> config;
+  if (accumulation.transposed) {
+    // out^T = op(rhs)^T @ op(lhs)^T.
+    config = GemmConfig::For(dot.rhs_shape, !dot.transpose_rhs, dot.lhs_shape,
+                             !dot.transpose_lhs,
+                             value->shape().ToRuntimeShape(),
+                             accumulation.alpha, 1.0f);
+    std::swap(lhs, rhs);
+  } else {
+    config = GemmConfig::For(dot.lhs_shape, dot.transpose_lhs, dot.rhs_shape,
+                             dot.transpose_rhs, value->shape().ToRuntimeShape(),
+                             accumulation.alpha, 1.0f);
+  }
+  if (!config.ok()) {
+    return absl::InternalError(absl::StrCat(
+        value->name(), ": accumulating ", accumulation.dot->name(),
+        " as a gemm: ", config.status().message()));
+  }
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kGemm;
+  op.name = absl::StrCat(accumulation.dot->name(), "+", value->name());
+  op.reads = {BufferOf(lhs.source), BufferOf(rhs.source),
+              BufferOf(accumulation.addend)};
+  op.writes = {BufferOf(value)};
+  op.gemm = *std::move(config);
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
 int PlanBuilder::AddCopy(int source, int destination, const std::string& name) {
   PlannedOp op;
   op.kind = PlannedOp::Kind::kCopy;
@@ -205,16 +245,21 @@ int PlanBuilder::AddCopy(int source, int destination, const std::string& name) {
 }
 
 // Writing `value` into the parameter's allocation is safe when the op that
-// computes it does not read the parameter, or is a single-output kernel
-// reading it only at the element it writes (the thread that writes an
-// element has read it first; a reduce kernel's epilogue reads it after the
-// reduction, in the thread that stores). Whether the parameter's other readers
-// can run first is Order's problem, checked by the caller.
+// computes it does not read the parameter, is an accumulating gemm that
+// reads it only as the addend (beta * out is read by the thread that then
+// writes it), or is a single-output kernel reading it only at the element
+// it writes (the thread that writes an element has read it first; a reduce
+// kernel's epilogue reads it after the reduction, in the thread that
+// stores). Whether the parameter's other readers can run first is Order's
+// problem, checked by the caller.
 bool PlanBuilder::CanWriteInPlace(int op_id, int value,
                                   int parameter_buffer) const {
   const PlannedOp& op = plan_.ops[op_id];
   auto it = std::find(op.reads.begin(), op.reads.end(), parameter_buffer);
   if (it == op.reads.end()) return true;
+  if (op.kind == PlannedOp::Kind::kGemm) {
+    return op.reads.size() == 3 && it - op.reads.begin() == 2;
+  }
   if ((op.kind != PlannedOp::Kind::kLoopKernel &&
        op.kind != PlannedOp::Kind::kReduceKernel) ||
       op.writes.size() != 1) {

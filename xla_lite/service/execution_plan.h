@@ -54,7 +54,9 @@ struct PlannedOp {
   std::shared_ptr<const KernelProgram> program;
   // Loop kernels: the values it computes (writes[k] holds roots[k]).
   std::vector<const HloInstruction*> roots;
-  // Gemms: reads = {lhs, rhs}, writes = {output}.
+  // Gemms: reads = {lhs, rhs}, writes = {output}; an accumulating gemm
+  // (beta = 1) reads {lhs, rhs, addend}, and its output starts as the
+  // addend's value.
   GemmConfig gemm;
 
   std::string ToString() const;

@@ -167,6 +167,20 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand) {
   return resolved;
 }
 
+void FusionPlan::FindAccumulations(
+    const std::vector<HloInstruction*>& post_order) {
+  for (const HloInstruction* value : post_order) {
+    if (!IsMaterialized(value) || value->opcode() == HloOpcode::kParameter) {
+      continue;
+    }
+    std::optional<GemmAccumulation> match = MatchGemmAccumulation(*value);
+    if (!match.has_value() || !IsMaterialized(match->addend)) continue;
+    // The gemm reads the dot's operands as they are stored, never the dot.
+    materialized_.erase(match->dot);
+    accumulations_[value] = *match;
+  }
+}
+
 void FusionPlan::FindEpilogues(
     const std::vector<HloInstruction*>& post_order, const HloInstruction* root,
     const absl::flat_hash_map<const HloInstruction*,
@@ -200,6 +214,7 @@ void FusionPlan::FindEpilogues(
     if (!fusible || consumers.size() != 1) continue;
     const HloInstruction* epilogue = consumers[0];
     if (!IsFusible(*epilogue) || taken.contains(epilogue) ||
+        accumulations_.contains(epilogue) ||
         epilogue->shape().ElementCount() != reduce->shape().ElementCount()) {
       continue;
     }
@@ -279,6 +294,7 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
       mine = {instr};
     }
   }
+  plan.FindAccumulations(post_order);
   plan.FindEpilogues(post_order, root, kernels);
   for (const HloInstruction* instr : post_order) {
     if (plan.IsMaterialized(instr) &&

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "xla_lite/hlo/hlo_computation.h"
 #include "xla_lite/hlo/hlo_instruction.h"
+#include "xla_lite/service/gemm_accumulation.h"
 
 namespace xla_lite::gpu {
 
@@ -36,6 +37,10 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 //    i.e. its fused expression costs at most kRecomputeCostLimit (1 per
 //    arithmetic op, 4 per transcendental, 0 for index remapping), and is
 //    materialized (one extra kernel, one extra buffer) otherwise;
+//  - a value that adds a scaled dot (or its minor transpose) to another
+//    materialized value (GemmAccumulation) is computed by the gemm itself,
+//    with beta = 1 over a copy of the addend or over the addend in place;
+//    the dot is then not materialized;
 //  - a reduction whose only consumer is one elementwise result of its own
 //    size may take that result as its epilogue (EpilogueOf): the reduce
 //    kernel then stores the result, and the reduction stays in registers
@@ -57,6 +62,12 @@ class FusionPlan {
   const std::vector<const HloInstruction*>& computed() const {
     return computed_;
   }
+  // How the gemm that computes `value` accumulates into its addend, or null
+  // when `value` is not computed that way.
+  const GemmAccumulation* AccumulationOf(const HloInstruction* value) const {
+    auto it = accumulations_.find(value);
+    return it == accumulations_.end() ? nullptr : &it->second;
+  }
   // The elementwise value that `reduce` may compute as its epilogue, or null.
   const HloInstruction* EpilogueOf(const HloInstruction* reduce) const {
     auto it = epilogues_.find(reduce);
@@ -64,6 +75,7 @@ class FusionPlan {
   }
 
  private:
+  void FindAccumulations(const std::vector<HloInstruction*>& post_order);
   void FindEpilogues(
       const std::vector<HloInstruction*>& post_order,
       const HloInstruction* root,
@@ -73,6 +85,7 @@ class FusionPlan {
   absl::flat_hash_set<const HloInstruction*> materialized_;
   std::vector<const HloInstruction*> computed_;
   absl::flat_hash_map<const HloInstruction*, const HloInstruction*> epilogues_;
+  absl::flat_hash_map<const HloInstruction*, GemmAccumulation> accumulations_;
 };
 
 // Whether `instr` can be computed inside a loop kernel.

@@ -12,9 +12,11 @@ namespace xla_lite::gpu {
 namespace {
 
 // One thread block computes a tile_m x tile_n tile of one batch's output. Per
-// step of kTileK along k, every thread stages a few elements of each operand
-// tile in shared memory (zero outside the matrices, so the edges need no
-// other care), then accumulates its register block from shared memory.
+// step of tile_k along k, the block's threads stage each operand tile in
+// shared memory (zero outside the matrices, so the edges need no other
+// care), then each accumulates its register block from shared memory. The
+// staging loops have constant trip counts, so all of a pass's loads are in
+// flight together.
 // Tiles are stored k-major with one float of padding per row, which keeps the
 // transposing stores from hitting one bank. Each output element adds its
 // products in increasing k, one rounding each (NVRTC runs with --fmad=false,
@@ -41,6 +43,7 @@ $ENTRY(const storage_t* __restrict__ lhs,
   constexpr int kRowsPerThread = $ROWS_PER_THREAD;
   constexpr int kColsPerThread = $COLS_PER_THREAD;
   constexpr int kThreadsX = 16, kThreadsY = 16;
+  constexpr int kThreads = kThreadsX * kThreadsY;
   constexpr long long kTilesM = (kM + kTileM - 1) / kTileM;
   constexpr long long kTilesN = (kN + kTileN - 1) / kTileN;
 $SCALARS
@@ -66,16 +69,18 @@ $SCALARS
       }
       for (long long k0 = 0; k0 < kK; k0 += kTileK) {
 #pragma unroll
-        for (int s = 0; s < kRowsPerThread; ++s) {
-          const int e = tid + s * kThreadsX * kThreadsY;
+        for (int s = 0; s < (kTileM * kTileK + kThreads - 1) / kThreads; ++s) {
+          const int e = tid + s * kThreads;
+          if (e >= kTileM * kTileK) break;
 $LHS_INDEX
           const long long row = row0 + i, k = k0 + kk;
           lhs_tile[kk][i] =
               row < kM && k < kK ? load_element(lhs_batch, $LHS_OFFSET) : 0.0f;
         }
 #pragma unroll
-        for (int s = 0; s < kColsPerThread; ++s) {
-          const int e = tid + s * kThreadsX * kThreadsY;
+        for (int s = 0; s < (kTileN * kTileK + kThreads - 1) / kThreads; ++s) {
+          const int e = tid + s * kThreads;
+          if (e >= kTileN * kTileK) break;
 $RHS_INDEX
           const long long k = k0 + kk, col = col0 + j;
           rhs_tile[kk][j] =
@@ -181,7 +186,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$K", absl::StrCat(config.k)},
           {"$TILE_M", absl::StrCat(tiling.tile_m())},
           {"$TILE_N", absl::StrCat(tiling.tile_n())},
-          {"$TILE_K", absl::StrCat(GemmTiling::kTileK)},
+          {"$TILE_K", absl::StrCat(tiling.tile_k)},
           {"$ROWS_PER_THREAD", absl::StrCat(tiling.rows_per_thread)},
           {"$COLS_PER_THREAD", absl::StrCat(tiling.cols_per_thread)},
           {"$SCALARS", scalars},

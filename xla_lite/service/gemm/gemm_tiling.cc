@@ -24,16 +24,22 @@ int64_t BlockCount(const GemmConfig& config, const GemmTiling& tiling) {
 
 }  // namespace
 
+int64_t GemmTiling::SharedBytes() const {
+  // One float of padding per row keeps transposing stores off one bank.
+  return int64_t{tile_k} * (tile_m() + 1 + tile_n() + 1) * sizeof(float);
+}
+
 bool GemmTiling::IsValid() const {
   auto valid = [](int per_thread) {
     return per_thread == 1 || per_thread == 2 || per_thread == 4;
   };
-  return valid(rows_per_thread) && valid(cols_per_thread);
+  return valid(rows_per_thread) && valid(cols_per_thread) && tile_k >= 1 &&
+         SharedBytes() <= kMaxSharedBytes;
 }
 
 std::string GemmTiling::ToString() const {
   return absl::StrFormat("tile %dx%dx%d, %dx%d per thread", tile_m(), tile_n(),
-                         kTileK, rows_per_thread, cols_per_thread);
+                         tile_k, rows_per_thread, cols_per_thread);
 }
 
 GemmTiling ChooseGemmTiling(const GemmConfig& config) {
@@ -52,6 +58,11 @@ GemmTiling ChooseGemmTiling(const GemmConfig& config) {
                       (waste_m == waste_n &&
                        tiling.rows_per_thread >= tiling.cols_per_thread)));
     (shrink_m ? tiling.rows_per_thread : tiling.cols_per_thread) /= 2;
+  }
+  if (config.k > GemmTiling::kDefaultTileK &&
+      config.k * (tiling.tile_m() + tiling.tile_n() + 2) * sizeof(float) <=
+          GemmTiling::kMaxSharedBytes) {
+    tiling.tile_k = static_cast<int>(config.k);
   }
   return tiling;
 }

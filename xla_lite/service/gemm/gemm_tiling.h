@@ -13,28 +13,36 @@ namespace xla_lite::gpu {
 // grid of threads that computes one tile_m() x tile_n() output tile, each
 // thread a rows_per_thread x cols_per_thread register block whose elements
 // are 16 rows (columns) apart, so that neighbouring threads write
-// neighbouring columns. The contraction advances kTileK elements at a time
+// neighbouring columns. The contraction advances tile_k elements at a time
 // through shared memory.
 struct GemmTiling {
   static constexpr int kThreadsX = 16;  // Threads along n.
   static constexpr int kThreadsY = 16;  // Threads along m.
   static constexpr int kThreads = kThreadsX * kThreadsY;
-  // Equal to both thread-grid sides, so that loading a tile of either operand
-  // takes each thread exactly rows_per_thread (cols_per_thread) elements.
-  static constexpr int kTileK = 16;
+  static constexpr int kDefaultTileK = 16;
+  // Static shared memory a block may use for its two operand tiles.
+  static constexpr int kMaxSharedBytes = 40 * 1024;
   static constexpr int kMaxPerThread = 4;
 
   int rows_per_thread = kMaxPerThread;  // 1, 2 or 4.
   int cols_per_thread = kMaxPerThread;  // 1, 2 or 4.
+  // Elements of k staged per pass, at least 1. A whole short contraction
+  // in one pass issues all of a block's loads at once: with one pass per
+  // 16 elements, each pass waits out a full memory latency, which is what
+  // small products spend their time on.
+  int tile_k = kDefaultTileK;
 
   int tile_m() const { return kThreadsY * rows_per_thread; }
   int tile_n() const { return kThreadsX * cols_per_thread; }
+  // Both operand tiles, padded as the kernel stores them.
+  int64_t SharedBytes() const;
   bool IsValid() const;
   std::string ToString() const;
 };
 
 // The largest tiles that still give the device enough blocks to spread over
-// its multiprocessors; small products get small tiles.
+// its multiprocessors; small products get small tiles. tile_k covers the
+// whole contraction when both operand tiles then fit in kMaxSharedBytes.
 GemmTiling ChooseGemmTiling(const GemmConfig& config);
 
 // One block per output tile along n (x), m (y) and batch (z). y and z are
