@@ -129,8 +129,8 @@ TEST(GemmKernelEmitterTest, SourceReadsOutputOnlyForNonZeroBeta) {
   problem.beta = 1.0f;
   std::string with_beta =
       gpu::EmitGemmKernel(ConfigOf(problem), "g").cuda_source;
-  EXPECT_FALSE(absl::StrContains(no_beta, "load_element(out_batch"));
-  EXPECT_TRUE(absl::StrContains(with_beta, "load_element(out_batch"));
+  EXPECT_FALSE(absl::StrContains(no_beta, "load_element(out, index)"));
+  EXPECT_TRUE(absl::StrContains(with_beta, "load_element(out, index)"));
   for (const std::string* source : {&no_beta, &with_beta}) {
     EXPECT_FALSE(absl::StrContains(*source, "asm"));
     EXPECT_FALSE(absl::StrContains(*source, "#include"));

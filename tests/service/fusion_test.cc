@@ -364,6 +364,100 @@ ENTRY main {
   EXPECT_EQ(Kernels(**executable), 1);
 }
 
+// The runtime's default: small gemms are emitted kernels, which take
+// epilogues.
+DebugOptions EmittedGemmOptions() {
+  DebugOptions options = OpByOpOptions();
+  options.set_xla_gpu_emitted_gemm_max_size(
+      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
+  return options;
+}
+
+// A dense layer whose product `d` is read as `uses` say; x, w and b are
+// parameters. Arguments are drawn from [0, 1) so that no result is the
+// small difference of large sums.
+std::string DenseLayer(const std::string& uses) {
+  return absl::StrFormat(R"(
+HloModule dense
+
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+
+ENTRY main {
+  x = f32[24,40] parameter(0)
+  w = f32[40,33] parameter(1)
+  b = f32[33] parameter(2)
+  d = f32[24,33] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[24,33] broadcast(b), dimensions={1}
+  z = f32[] constant(0)
+  zb = f32[24,33] broadcast(z), dimensions={}
+  half = f32[] constant(0.5)
+  halfb = f32[24,33] broadcast(half), dimensions={}
+%s
+})",
+                         uses);
+}
+
+TEST_P(FusionTest, BiasAndMaskAreTheEmittedGemmsEpilogue) {
+  std::string hlo = DenseLayer(R"(
+  s = f32[24,33] add(d, bb)
+  mask = pred[24,33] compare(bb, halfb), direction=GT
+  ROOT r = f32[24,33] select(mask, s, zb))");
+  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
+  auto executable = Compile(hlo, EmittedGemmOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(FlatThunks(**executable).size(), 1);
+  EXPECT_EQ(Kernels(**executable), 1);
+}
+
+TEST_P(FusionTest, ProductReadElsewhereIsStoredByTheFusedGemm) {
+  // d is a result of its own and feeds the epilogue.
+  std::string hlo = DenseLayer(R"(
+  s = f32[24,33] add(d, bb)
+  ROOT r = (f32[24,33], f32[24,33]) tuple(s, d))");
+  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
+  auto executable = Compile(hlo, EmittedGemmOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Kernels(**executable), 1);
+}
+
+TEST_P(FusionTest, ProductReadAtOtherElementsIsNoEpilogue) {
+  // Element (i, j) of s needs d at (i, 32 - j): another thread's product.
+  std::string hlo = DenseLayer(R"(
+  v = f32[24,33] reverse(d), dimensions={1}
+  ROOT s = f32[24,33] add(v, bb))");
+  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
+  auto executable = Compile(hlo, EmittedGemmOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Kernels(**executable), 2);
+}
+
+TEST_P(FusionTest, EpilogueThatWaitsOnAReductionOfTheProductStaysApart) {
+  // Softmax-like: e needs the row maximum of d, which needs all of d.
+  std::string hlo = DenseLayer(R"(
+  ninf = f32[] constant(-inf)
+  m = f32[24] reduce(d, ninf), dimensions={1}, to_apply=max
+  mb = f32[24,33] broadcast(m), dimensions={0}
+  ROOT e = f32[24,33] divide(d, mb))");
+  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
+  auto executable = Compile(hlo, EmittedGemmOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Kernels(**executable), 3);
+}
+
+TEST_P(FusionTest, BlasGemmsTakeNoEpilogue) {
+  std::string hlo = DenseLayer(R"(
+  s = f32[24,33] add(d, bb)
+  ROOT r = f32[24,33] maximum(s, zb))");
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(Gemms(**executable), 1);
+  EXPECT_EQ(Kernels(**executable), 1);
+}
+
 TEST_P(FusionTest, JaxTrainingStepMatchesTheEvaluator) {
   std::string hlo = ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo");
   ExpectMatchesEvaluator(hlo);

@@ -14,6 +14,7 @@
 #include "stream_executor/device_description.h"
 #include "stream_executor/gpu/gpu_kernel_cache.h"
 #include "tests/service/compiler_test_base.h"
+#include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/service/compiler.h"
@@ -138,18 +139,24 @@ std::vector<std::string> Modules() {
 
 // Every kernel the compiler emits for `modules`.
 std::vector<se::KernelSpec> EmittedKernels() {
+  // Gemms through BLAS, then as emitted kernels with their epilogues.
+  DebugOptions emitted_gemms = OpByOpOptions();
+  emitted_gemms.set_xla_gpu_emitted_gemm_max_size(
+      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
   std::vector<se::KernelSpec> specs;
-  for (const std::string& hlo : Modules()) {
-    auto module = Parse(hlo);
-    EXPECT_TRUE(module.ok()) << module.status();
-    if (!module.ok()) continue;
-    std::string name = (*module)->name();
-    auto executable = Compile(std::move(*module), nullptr, OpByOpOptions());
-    EXPECT_TRUE(executable.ok()) << name << ": " << executable.status();
-    if (!executable.ok()) continue;
-    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-      if (thunk->kind() == gpu::Thunk::Kind::kKernel) {
-        specs.push_back(static_cast<const gpu::KernelThunk*>(thunk)->spec());
+  for (const DebugOptions& options : {OpByOpOptions(), emitted_gemms}) {
+    for (const std::string& hlo : Modules()) {
+      auto module = Parse(hlo);
+      EXPECT_TRUE(module.ok()) << module.status();
+      if (!module.ok()) continue;
+      std::string name = (*module)->name();
+      auto executable = Compile(std::move(*module), nullptr, options);
+      EXPECT_TRUE(executable.ok()) << name << ": " << executable.status();
+      if (!executable.ok()) continue;
+      for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+        if (thunk->kind() == gpu::Thunk::Kind::kKernel) {
+          specs.push_back(static_cast<const gpu::KernelThunk*>(thunk)->spec());
+        }
       }
     }
   }

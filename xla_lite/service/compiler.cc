@@ -112,7 +112,9 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   RETURN_IF_ERROR(RunHloPasses(module.get()));
   WarnAboutTf32(*module, options);
   ASSIGN_OR_RETURN(gpu::EntrySignature signature, EntrySignatureOf(*module));
-  ASSIGN_OR_RETURN(gpu::ExecutionPlan plan, gpu::BuildExecutionPlan(*module));
+  const gpu::GemmEmission emission = ChooseGemmEmission(executor, options);
+  ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
+                   gpu::BuildExecutionPlan(*module, emission));
   std::vector<int64_t> parameter_sizes;
   for (const gpu::Shape& shape : signature.parameter_shapes) {
     parameter_sizes.push_back(shape.ByteSize());
@@ -123,7 +125,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
           << assignment.ToString(plan);
   ASSIGN_OR_RETURN(
       gpu::ThunkSequence thunks,
-      gpu::EmitThunks(plan, assignment, ChooseGemmEmission(executor, options)));
+      gpu::EmitThunks(plan, assignment, emission));
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);

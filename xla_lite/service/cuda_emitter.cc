@@ -558,6 +558,56 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
       kLoopThreads);
 }
 
+GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
+                                        const KernelParameters& parameters,
+                                        const std::string& function) {
+  CHECK(program.kind() == KernelProgram::Kind::kLoop) << function;
+  Emitter emitter(program, parameters);
+  int value = -1;
+  for (int id = 0; id < program.ops().size(); ++id) {
+    if (program.op(id).kind == ExprKind::kReducedValue) value = id;
+  }
+  CHECK_GE(value, 0) << function << ": an epilogue reads the product";
+  std::vector<std::string> params = {
+      absl::StrCat("idx_t i, float ", emitter.Name(value))};
+  GemmEpilogueSource source;
+  for (int p = 0; p < parameters.count(); ++p) {
+    std::string param = absl::StrCat(parameters.written[p] ? "" : "const ",
+                                     StorageType(parameters.types[p]),
+                                     "* __restrict__ p", p);
+    params.push_back(param);
+    // The gemm's own operands come first: the kernel names them.
+    if (p == 0 || p == 1) {
+      absl::StrAppend(&source.arguments, p == 0 ? ", lhs" : ", rhs");
+      continue;
+    }
+    absl::StrAppend(&source.parameters, ", ", param);
+    absl::StrAppend(&source.arguments, ", p", p);
+  }
+  std::vector<int> roots;
+  for (const KernelOutput& output : program.outputs()) {
+    CHECK_EQ(output.buffer.element_count, program.MaxOutputElements())
+        << function << ": every epilogue output covers the product";
+    roots.push_back(output.op);
+  }
+  source.function = function;
+  source.definitions = absl::StrCat(
+      "// Epilogue, from:\n// ",
+      absl::StrJoin(absl::StrSplit(program.ToString(), '\n'), "\n// "), "\n",
+      NeedsWideIndex(program) ? "typedef unsigned long long idx_t;\n"
+                              : "typedef unsigned int idx_t;\n",
+      kPreamble, "\nstatic __device__ __forceinline__ void ", function, "(",
+      absl::StrJoin(params, ", "), ") {\n");
+  emitter.EmitOps(program.Closure(roots), "  ", &source.definitions);
+  for (int k = 0; k < program.outputs().size(); ++k) {
+    absl::StrAppend(&source.definitions, "  ",
+                    emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"),
+                    "\n");
+  }
+  absl::StrAppend(&source.definitions, "}\n");
+  return source;
+}
+
 std::string EmitCudaKernel(const KernelProgram& program,
                            const KernelParameters& parameters,
                            const std::string& name) {

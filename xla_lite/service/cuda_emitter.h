@@ -6,6 +6,7 @@
 
 #include "stream_executor/device_address.h"  // The se alias.
 #include "stream_executor/launch_dim.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
 #include "xla_lite/service/kernel_program.h"
 
 namespace xla_lite::gpu {
@@ -30,6 +31,14 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program);
 std::string EmitCudaKernel(const KernelProgram& program,
                            const KernelParameters& parameters,
                            const std::string& name);
+
+// The device function a gemm kernel calls with each product element
+// (GemmKernelSource) to run `program`, a loop program over the gemm's
+// output whose kReducedValue is that element. Parameters 0 and 1 are the
+// gemm's lhs and rhs; the others become kernel parameters.
+GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
+                                        const KernelParameters& parameters,
+                                        const std::string& function);
 
 }  // namespace xla_lite::gpu
 

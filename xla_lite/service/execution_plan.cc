@@ -52,8 +52,9 @@ const char* OpKindName(PlannedOp::Kind kind) {
 // multi-output fusion of loop kernels, then the execution order.
 class PlanBuilder {
  public:
-  PlanBuilder(const HloModule& module, const FusionPlan& fusion)
-      : module_(module), fusion_(fusion) {}
+  PlanBuilder(const HloModule& module, const FusionPlan& fusion,
+              const GemmEmission& emission)
+      : module_(module), fusion_(fusion), emission_(emission) {}
 
   absl::StatusOr<ExecutionPlan> Build() {
     CreateValueBuffers();
@@ -62,7 +63,7 @@ class PlanBuilder {
     RETURN_IF_ERROR(MergeLoopKernels(
         &plan_, &edges_,
         [this](const HloInstruction* i) { return fusion_.IsMaterialized(i); },
-        buffer_of_));
+        buffer_of_, emission_));
     RETURN_IF_ERROR(Order());
     return std::move(plan_);
   }
@@ -106,6 +107,7 @@ class PlanBuilder {
 
   const HloModule& module_;
   const FusionPlan& fusion_;
+  const GemmEmission& emission_;
   ExecutionPlan plan_;
   absl::flat_hash_map<const HloInstruction*, int> buffer_of_;
   // (before, after): writes of an aliased parameter wait for its readers.
@@ -460,10 +462,11 @@ std::string ExecutionPlan::ToString() const {
   return text;
 }
 
-absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module) {
+absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
+                                                 const GemmEmission& emission) {
   ASSIGN_OR_RETURN(FusionPlan fusion,
                    FusionPlan::Create(*module.entry_computation()));
-  PlanBuilder builder(module, fusion);
+  PlanBuilder builder(module, fusion, emission);
   ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
   VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
   VLOG(2) << plan.ToString();

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/gemm_lowering.h"
 #include "xla_lite/service/kernel_program.h"
 
@@ -56,7 +57,8 @@ struct PlannedOp {
   std::vector<const HloInstruction*> roots;
   // Gemms: reads = {lhs, rhs}, writes = {output}; an accumulating gemm
   // (beta = 1) reads {lhs, rhs, addend}, and its output starts as the
-  // addend's value.
+  // addend's value. A gemm with an epilogue `program` (kernel merging)
+  // reads {lhs, rhs, program inputs...} and writes the program's outputs.
   GemmConfig gemm;
 
   std::string ToString() const;
@@ -76,7 +78,10 @@ struct ExecutionPlan {
 // canonicalized), then merges loop kernels (MergeLoopKernels). Results
 // aliased to a parameter are written into it in place when that is safe
 // (see execution_plan.cc), else copied there after its last read.
-absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module);
+// `emission` says which gemms will be emitted kernels, which can take
+// elementwise epilogues.
+absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
+                                                 const GemmEmission& emission);
 
 }  // namespace xla_lite::gpu
 

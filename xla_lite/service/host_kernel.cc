@@ -172,9 +172,9 @@ struct RemapTerm {
 class Interpreter {
  public:
   Interpreter(const KernelProgram& program, const KernelParameters& parameters,
-              const se::KernelArgs& args)
+              const se::KernelArgs& args, const float* values)
       : program_(program), parameters_(parameters), args_(args),
-        registers_(program.ops().size()) {
+        values_(values), registers_(program.ops().size()) {
     for (int id = 0; id < program.ops().size(); ++id) {
       const ExprOp& op = program.op(id);
       Register& reg = registers_[id];
@@ -204,6 +204,8 @@ class Interpreter {
   const KernelProgram& program_;
   const KernelParameters& parameters_;
   const se::KernelArgs& args_;
+  // Loop programs' kReducedValue per element index (gemm epilogues).
+  const float* values_;
   std::vector<Register> registers_;
   std::map<int, std::vector<RemapTerm>> remaps_;
   std::map<int, int64_t> remap_constants_;
@@ -426,9 +428,14 @@ absl::Status Interpreter::RunLoop() {
   for (int k = 0; k < program_.outputs().size(); ++k) {
     groups[program_.outputs()[k].buffer.element_count].push_back(k);
   }
-  int index_op = -1;
+  int index_op = -1, value_op = -1;
   for (int id = 0; id < program_.ops().size(); ++id) {
     if (program_.op(id).kind == ExprKind::kIndex) index_op = id;
+    if (program_.op(id).kind == ExprKind::kReducedValue) value_op = id;
+  }
+  if (value_op >= 0 && values_ == nullptr) {
+    return absl::InternalError(
+        "host kernel: an epilogue program run without its values");
   }
   for (const auto& [count, outputs] : groups) {
     std::vector<int> roots;
@@ -440,6 +447,9 @@ absl::Status Interpreter::RunLoop() {
         for (int64_t l = 0; l < lanes; ++l) {
           registers_[index_op].index[l] = base + l;
         }
+      }
+      if (value_op >= 0) {
+        std::copy_n(values_ + base, lanes, registers_[value_op].f.begin());
       }
       RETURN_IF_ERROR(Evaluate(ops, lanes));
       for (int k : outputs) Store(k, program_.outputs()[k].op, base, lanes);
@@ -515,13 +525,14 @@ absl::Status Interpreter::RunReduce() {
 
 absl::Status RunProgramOnHost(const KernelProgram& program,
                               const KernelParameters& parameters,
-                              const se::KernelArgs& args) {
+                              const se::KernelArgs& args,
+                              const float* values) {
   if (args.size() != parameters.count()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "host kernel: ", args.size(), " arguments for ", parameters.count(),
         " parameters"));
   }
-  Interpreter interpreter(program, parameters, args);
+  Interpreter interpreter(program, parameters, args, values);
   return program.kind() == KernelProgram::Kind::kLoop
              ? interpreter.RunLoop()
              : interpreter.RunReduce();

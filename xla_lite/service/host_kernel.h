@@ -13,10 +13,12 @@ namespace xla_lite::gpu {
 // says), as the emitted CUDA kernel does on a device: same operations, same
 // element types and rounding, same NaN and integer edge cases. Lanes of
 // element indices are evaluated together so the per-op dispatch is paid
-// once per chunk rather than per element.
+// once per chunk rather than per element. A loop program that is a gemm's
+// epilogue reads its kReducedValue at element i from values[i].
 absl::Status RunProgramOnHost(const KernelProgram& program,
                               const KernelParameters& parameters,
-                              const se::KernelArgs& args);
+                              const se::KernelArgs& args,
+                              const float* values = nullptr);
 
 // The KernelSpec::host_fn that runs `program`.
 se::HostKernelFn MakeHostKernel(std::shared_ptr<const KernelProgram> program,

@@ -5,7 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "base/status_macros.h"
 #include "xla_lite/service/cuda_emitter.h"
+#include "xla_lite/service/gemm/gemm_host_kernel.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
+#include "xla_lite/service/gemm/gemm_tiling.h"
 #include "xla_lite/service/host_kernel.h"
 
 namespace xla_lite::gpu {
@@ -62,6 +66,61 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
   kernel.spec.cuda_source = EmitCudaKernel(*program, parameters, name);
   VLOG(5) << kernel.spec.cuda_source;
   kernel.spec.host_fn = MakeHostKernel(std::move(program), std::move(parameters));
+  return kernel;
+}
+
+EmittedKernel EmitGemmWithEpilogue(
+    const GemmConfig& config, std::shared_ptr<const KernelProgram> epilogue,
+    const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs,
+    const std::string& name) {
+  CHECK_EQ(inputs.size(), epilogue->inputs().size()) << name;
+  CHECK_EQ(outputs.size(), epilogue->outputs().size()) << name;
+  KernelParameters parameters;
+  EmittedKernel kernel;
+  // lhs and rhs are always parameters 0 and 1, even when they are one slice.
+  for (const BufferAllocation::Slice& operand : {lhs, rhs}) {
+    kernel.arguments.push_back(operand);
+    parameters.types.push_back(PrimitiveType::kF32);
+    parameters.written.push_back(false);
+  }
+  for (int i = 0; i < inputs.size(); ++i) {
+    parameters.input_param.push_back(
+        ParameterFor(inputs[i], epilogue->inputs()[i].type, false, parameters,
+                     kernel.arguments));
+  }
+  for (int k = 0; k < outputs.size(); ++k) {
+    CHECK(!(outputs[k] == lhs) && !(outputs[k] == rhs))
+        << name << ": an epilogue may not overwrite the gemm's operands";
+    parameters.output_param.push_back(
+        ParameterFor(outputs[k], epilogue->outputs()[k].buffer.type, true,
+                     parameters, kernel.arguments));
+  }
+  GemmTiling tiling = ChooseGemmTiling(config);
+  GemmEpilogueSource source =
+      EmitCudaGemmEpilogue(*epilogue, parameters, absl::StrCat(name, "_epilogue"));
+  kernel.written = parameters.written;
+  kernel.launch_dimensions = GemmLaunchDimensionsFor(config, tiling);
+  kernel.spec.name = name;
+  kernel.spec.arity = parameters.count();
+  kernel.spec.cuda_source = GemmKernelSource(config, tiling, name, &source);
+  VLOG(5) << kernel.spec.cuda_source;
+  se::HostKernelFn gemm = GemmHostKernel(config);
+  kernel.spec.host_fn = [config, gemm, epilogue = std::move(epilogue),
+                         parameters](const se::KernelArgs& args,
+                                     const se::LaunchDimensions& dims) {
+    // The product first, then the epilogue over it, as each GPU thread does
+    // for its elements.
+    std::vector<float> product(config.batch * config.m * config.n);
+    se::KernelArgs gemm_args;
+    gemm_args.AddAddress(args[0].address());
+    gemm_args.AddAddress(args[1].address());
+    gemm_args.AddAddress(se::DeviceAddressBase(
+        product.data(), product.size() * sizeof(float)));
+    RETURN_IF_ERROR(gemm(gemm_args, dims));
+    return RunProgramOnHost(*epilogue, parameters, args, product.data());
+  };
   return kernel;
 }
 

@@ -9,6 +9,7 @@
 #include "stream_executor/kernel.h"
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/gemm_config.h"
 #include "xla_lite/service/kernel_program.h"
 
 namespace xla_lite::gpu {
@@ -30,6 +31,17 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                          absl::Span<const BufferAllocation::Slice> inputs,
                          absl::Span<const BufferAllocation::Slice> outputs,
                          const std::string& name);
+
+// An emitted gemm (see EmitGemmKernel) whose product is handed, element by
+// element, to `epilogue`: a loop program over the gemm's output that reads
+// the product as kReducedValue, input i from inputs[i], and writes output k
+// to outputs[k]. f32 with beta = 0 only; no output may be lhs or rhs.
+EmittedKernel EmitGemmWithEpilogue(
+    const GemmConfig& config, std::shared_ptr<const KernelProgram> epilogue,
+    const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs,
+    const std::string& name);
 
 // `text` made into a C identifier.
 std::string KernelName(const std::string& text, int64_t unique_id);

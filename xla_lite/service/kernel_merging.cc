@@ -1,6 +1,7 @@
 #include "xla_lite/service/kernel_merging.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -12,17 +13,62 @@
 namespace xla_lite::gpu {
 namespace {
 
+// `program` with input `input` (read only at each element's own index)
+// replaced by the gemm's product, and the product stored as one more
+// output when `store_product`.
+std::shared_ptr<const KernelProgram> WithProduct(const KernelProgram& program,
+                                                 int input,
+                                                 bool store_product) {
+  auto fused = std::make_shared<KernelProgram>(KernelProgram::Kind::kLoop);
+  std::vector<int> new_input(program.inputs().size(), -1);
+  for (int i = 0; i < program.inputs().size(); ++i) {
+    if (i != input) new_input[i] = fused->AddInput(program.inputs()[i]);
+  }
+  std::vector<int> new_id(program.ops().size(), -1);
+  int product = -1;
+  for (int id = 0; id < program.ops().size(); ++id) {
+    ExprOp op = program.op(id);
+    if (op.kind == ExprKind::kLoad && op.input == input) {
+      ExprOp value;
+      value.kind = ExprKind::kReducedValue;
+      value.type = PrimitiveType::kF32;
+      product = new_id[id] = fused->Add(std::move(value));
+      continue;
+    }
+    for (int& operand : op.operands) operand = new_id[operand];
+    if (op.kind == ExprKind::kLoad) op.input = new_input[op.input];
+    new_id[id] = fused->Add(std::move(op));
+  }
+  for (const KernelOutput& output : program.outputs()) {
+    fused->AddOutput(output.buffer, new_id[output.op]);
+  }
+  if (store_product) {
+    fused->AddOutput(program.inputs()[input], product);
+  }
+  return fused;
+}
+
 class Merger {
  public:
   Merger(ExecutionPlan* plan, OpGraph::Edges* edges,
          const IsMaterializedFn& is_materialized,
-         const absl::flat_hash_map<const HloInstruction*, int>& buffer_of)
+         const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
+         const GemmEmission& emission)
       : plan_(*plan), edges_(*edges), is_materialized_(is_materialized),
-        buffer_of_(buffer_of) {}
+        buffer_of_(buffer_of), emission_(emission) {}
 
   absl::Status Run();
 
  private:
+  // An emitted f32 gemm that stores its product plainly.
+  bool TakesEpilogue(int op) const;
+  // The input of loop kernel `op` that reads `buffer` only at each
+  // element's own index, over as many elements as every output has; -1
+  // when there is none.
+  int ElementwiseInput(int op, int buffer) const;
+  // Merges loop kernel `c` into gemm `g` as its epilogue when legal.
+  bool TryFuseEpilogue(int g, int c);
+  int FuseGemmEpilogues();
   bool IsLoop(int op) const {
     return plan_.ops[op].kind == PlannedOp::Kind::kLoopKernel;
   }
@@ -40,7 +86,94 @@ class Merger {
   OpGraph::Edges& edges_;
   const IsMaterializedFn& is_materialized_;
   const absl::flat_hash_map<const HloInstruction*, int>& buffer_of_;
+  const GemmEmission& emission_;
 };
+
+bool Merger::TakesEpilogue(int op) const {
+  const PlannedOp& gemm = plan_.ops[op];
+  return gemm.kind == PlannedOp::Kind::kGemm && gemm.program == nullptr &&
+         gemm.reads.size() == 2 && gemm.gemm.beta == 0.0f &&
+         gemm.gemm.type == se::blas::DataType::kF32 &&
+         UsesEmittedGemmKernel(gemm.gemm, emission_);
+}
+
+int Merger::ElementwiseInput(int op, int buffer) const {
+  const PlannedOp& kernel = plan_.ops[op];
+  if (!IsLoop(op)) return -1;
+  auto it = std::find(kernel.reads.begin(), kernel.reads.end(), buffer);
+  if (it == kernel.reads.end()) return -1;
+  const int input = it - kernel.reads.begin();
+  const KernelProgram& program = *kernel.program;
+  const int64_t count = program.inputs()[input].element_count;
+  for (const KernelOutput& output : program.outputs()) {
+    if (output.buffer.element_count != count) return -1;
+  }
+  for (const ExprOp& expr : program.ops()) {
+    if (expr.kind == ExprKind::kLoad && expr.input == input &&
+        program.op(expr.operands[0]).kind != ExprKind::kIndex) {
+      return -1;
+    }
+  }
+  return input;
+}
+
+bool Merger::TryFuseEpilogue(int g, int c) {
+  const PlannedOp& gemm = plan_.ops[g];
+  const PlannedOp& kernel = plan_.ops[c];
+  const int product = gemm.writes[0];
+  const int input = ElementwiseInput(c, product);
+  if (input < 0) return false;
+  OpGraph graph(plan_.ops, edges_);
+  if (graph.ReachesIndirectly(g, c)) return false;
+  // The gemm's operands are read by every block until it finishes: no
+  // element of them may be overwritten on the way.
+  for (int b : kernel.writes) {
+    const LogicalBuffer& written = plan_.buffers[b];
+    int old_value = written.placement == LogicalBuffer::Placement::kParameter
+                        ? ParameterBuffer(written.number)
+                        : b;
+    for (int operand : {b, old_value}) {
+      if (operand == gemm.reads[0] || operand == gemm.reads[1]) return false;
+    }
+  }
+  std::vector<int> readers = graph.ReadersOf(product);
+  bool store_product =
+      plan_.buffers[product].placement != LogicalBuffer::Placement::kTemp ||
+      readers.size() > 1;
+  PlannedOp fused;
+  fused.kind = PlannedOp::Kind::kGemm;
+  fused.name = absl::StrCat(gemm.name, "+", kernel.name);
+  fused.gemm = gemm.gemm;
+  fused.roots = kernel.roots;
+  fused.reads = {gemm.reads[0], gemm.reads[1]};
+  for (int i = 0; i < kernel.reads.size(); ++i) {
+    if (i != input) fused.reads.push_back(kernel.reads[i]);
+  }
+  fused.writes = kernel.writes;
+  if (store_product) fused.writes.push_back(product);
+  fused.program = WithProduct(*kernel.program, input, store_product);
+  VLOG(5) << "gemm epilogue " << fused.name;
+  plan_.ops[g] = std::move(fused);
+  Remove(c, g);
+  return true;
+}
+
+int Merger::FuseGemmEpilogues() {
+  int fused = 0;
+  for (int g = 0; g < plan_.ops.size(); ++g) {
+    if (!TakesEpilogue(g)) continue;
+    OpGraph graph(plan_.ops, edges_);
+    for (int c : graph.ReadersOf(plan_.ops[g].writes[0])) {
+      if (TryFuseEpilogue(g, c)) {
+        ++fused;
+        // Ops were renumbered; g itself is the fused op, now done.
+        if (c < g) --g;
+        break;
+      }
+    }
+  }
+  return fused;
+}
 
 bool Merger::WritesOnlyResults(int op) const {
   for (int b : plan_.ops[op].writes) {
@@ -136,6 +269,8 @@ absl::StatusOr<bool> Merger::TryMerge(int a, int b) {
 }
 
 absl::Status Merger::Run() {
+  // Gemm epilogues first, while every kernel still holds one value.
+  const int epilogues = FuseGemmEpilogues();
   int64_t merges = 0;
   // Producers into consumers that read them element by element.
   for (bool changed = true; changed;) {
@@ -164,7 +299,8 @@ absl::Status Merger::Run() {
       merges += changed;
     }
   }
-  VLOG(1) << "multi-output fusion: " << merges << " kernels merged";
+  VLOG(1) << "multi-output fusion: " << epilogues
+          << " kernels fused into gemms, " << merges << " kernels merged";
   return absl::OkStatus();
 }
 
@@ -173,8 +309,9 @@ absl::Status Merger::Run() {
 absl::Status MergeLoopKernels(
     ExecutionPlan* plan, OpGraph::Edges* edges,
     const IsMaterializedFn& is_materialized,
-    const absl::flat_hash_map<const HloInstruction*, int>& buffer_of) {
-  return Merger(plan, edges, is_materialized, buffer_of).Run();
+    const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
+    const GemmEmission& emission) {
+  return Merger(plan, edges, is_materialized, buffer_of, emission).Run();
 }
 
 }  // namespace xla_lite::gpu

@@ -6,12 +6,18 @@
 #include "xla_lite/hlo/hlo_instruction.h"
 #include "xla_lite/service/elemental_lowering.h"
 #include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/op_graph.h"
 
 namespace xla_lite::gpu {
 
 // Multi-output fusion: merges loop kernels of `plan` (before ordering) so a
 // step launches fewer of them.
+//  - A loop kernel that reads an emitted gemm's product (see `emission`)
+//    only at each element's own index, with every output the product's
+//    size, becomes the gemm's epilogue: each product element goes from
+//    registers into the kernel's computation. The product is still stored
+//    when others read it.
 //  - A producer merges into a consumer that reads it only at each
 //    element's own index: the consumer uses the value from registers, and
 //    the producer's result is still stored for its other readers.
@@ -24,7 +30,8 @@ namespace xla_lite::gpu {
 absl::Status MergeLoopKernels(
     ExecutionPlan* plan, OpGraph::Edges* edges,
     const IsMaterializedFn& is_materialized,
-    const absl::flat_hash_map<const HloInstruction*, int>& buffer_of);
+    const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
+    const GemmEmission& emission);
 
 }  // namespace xla_lite::gpu
 

@@ -48,7 +48,9 @@ enum class ExprKind {
   kReduceIndex,   // Reduce kernels: the index of the element being reduced.
   kIndexRemap,    // operands: one index per remap source.
   // Data values.
-  kReducedValue,  // Reduce kernels: the reduction's result, for the epilogue.
+  // Reduce kernels: the reduction's result, for the epilogue. Loop programs
+  // that are a gemm's epilogue: the product at the element's index.
+  kReducedValue,
   kLoad,          // input[operand 0].
   kConstant,      // `value`, of `type`.
   kIndexToValue,  // operand 0 (an index) converted to `type` (iota).

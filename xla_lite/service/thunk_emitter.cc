@@ -10,7 +10,6 @@
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
-#include "xla_lite/service/gemm/gemm_tiling.h"
 #include "xla_lite/service/kernel_emitter.h"
 
 namespace xla_lite::gpu {
@@ -32,23 +31,21 @@ bool WritesNothing(const PlannedOp& op, const BufferAssignment& assignment) {
   return true;
 }
 
-// Small products run faster as one emitted kernel than through the BLAS
-// library, whose small-problem path is bound by its own launches (on an
-// H100, a 64x128x128 f32 gemm took 5.8 us emitted against 11.0 us in
-// cuBLAS; at 256x1024x1024 cuBLAS was 3.8 times faster). A long
-// contraction over few output tiles is the opposite case: the emitted
-// kernel walks k serially in each of a handful of blocks (256x10 by
-// 1024 took 50 us) where the library splits k.
-bool UsesEmittedKernel(const GemmConfig& gemm, const GemmEmission& emission) {
-  if (emission.always) return true;
-  return gemm.batch * gemm.m * gemm.n * gemm.k <= emission.max_size &&
-         ChooseGemmTiling(gemm).tile_k >= gemm.k;
-}
-
-std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op, const Slice& lhs,
-                                const Slice& rhs, const Slice& out,
+std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
+                                const std::vector<Slice>& reads,
+                                const std::vector<Slice>& writes,
                                 const GemmEmission& emission, int64_t id) {
-  if (!UsesEmittedKernel(op.gemm, emission)) {
+  const Slice &lhs = reads[0], &rhs = reads[1], &out = writes[0];
+  if (op.program != nullptr) {
+    EmittedKernel kernel = EmitGemmWithEpilogue(
+        op.gemm, op.program, lhs, rhs,
+        std::vector<Slice>(reads.begin() + 2, reads.end()), writes,
+        GemmKernelEntryName(KernelName(op.name, id)));
+    return std::make_unique<KernelThunk>(
+        op.name, std::move(kernel.spec), kernel.launch_dimensions,
+        std::move(kernel.arguments), std::move(kernel.written));
+  }
+  if (!UsesEmittedGemmKernel(op.gemm, emission)) {
     return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out);
   }
   se::KernelSpec spec =
@@ -80,12 +77,12 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         break;
       }
       case PlannedOp::Kind::kGemm:
-        if (reads.size() == 3 && !(reads[2] == writes[0])) {
+        if (op.program == nullptr && reads.size() == 3 &&
+            !(reads[2] == writes[0])) {
           thunks.push_back(std::make_unique<MemcpyThunk>(
               absl::StrCat(op.name, ".addend"), reads[2], writes[0]));
         }
-        thunks.push_back(
-            EmitGemm(op, reads[0], reads[1], writes[0], emission, id));
+        thunks.push_back(EmitGemm(op, reads, writes, emission, id));
         break;
       case PlannedOp::Kind::kCopy:
         thunks.push_back(

@@ -10,14 +10,6 @@
 
 namespace xla_lite::gpu {
 
-// Which gemms run as the compiler's own kernel instead of through BLAS.
-struct GemmEmission {
-  // All of them (asked for, or no BLAS library).
-  bool always = false;
-  // Those of at most this many multiply-adds (batch * m * n * k).
-  int64_t max_size = 0;
-};
-
 // One thunk per op of the plan, in its order: KernelThunks for loop and
 // reduce kernels, GemmThunks (or, as `emission` says, KernelThunks running
 // the compiler's own gemm kernel) for dots, MemcpyThunks for copies. Ops

@@ -36,6 +36,17 @@ se::LaunchDimensions GemmLaunchDimensions(const GemmConfig& config);
 se::KernelSpec EmitGemmKernel(const GemmConfig& config, const std::string& name,
                               const GemmTiling& tiling);
 
+// Which gemms run as the compiler's own kernel instead of through BLAS.
+struct GemmEmission {
+  // All of them (asked for, or no BLAS library).
+  bool always = false;
+  // Those of at most this many multiply-adds (batch * m * n * k) whose
+  // contraction is staged in one pass (see ChooseGemmTiling).
+  int64_t max_size = 0;
+};
+bool UsesEmittedGemmKernel(const GemmConfig& config,
+                           const GemmEmission& emission);
+
 // `name` as a C identifier, as EmitGemmKernel names its entry point.
 std::string GemmKernelEntryName(const std::string& name);
 

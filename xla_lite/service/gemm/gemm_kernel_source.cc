@@ -14,9 +14,9 @@ namespace {
 // One thread block computes a tile_m x tile_n tile of one batch's output. Per
 // step of tile_k along k, the block's threads stage each operand tile in
 // shared memory (zero outside the matrices, so the edges need no other
-// care), then each accumulates its register block from shared memory. The
-// staging loops have constant trip counts, so all of a pass's loads are in
-// flight together.
+// care), then each accumulates its register block from shared memory. A
+// pass issues all its loads into registers before storing any, so they
+// are in flight together.
 // Tiles are stored k-major with one float of padding per row, which keeps the
 // transposing stores from hitting one bank. Each output element adds its
 // products in increasing k, one rounding each (NVRTC runs with --fmad=false,
@@ -24,6 +24,7 @@ namespace {
 constexpr char kKernelTemplate[] = R"(// Emitted gemm: $CONFIG
 // out = alpha * op(lhs) @ op(rhs) + beta * out, row-major; $TILING.
 typedef $STORAGE storage_t;
+$DEFINITIONS
 
 __device__ __forceinline__ float load_element(const storage_t* data,
                                               long long i) {
@@ -37,7 +38,7 @@ $STORE
 
 extern "C" __global__ void __launch_bounds__(256)
 $ENTRY(const storage_t* __restrict__ lhs,
-    const storage_t* __restrict__ rhs, storage_t* out) {
+    const storage_t* __restrict__ rhs$OUTPUT_PARAMETERS) {
   constexpr long long kBatch = $BATCHLL, kM = $MLL, kN = $NLL, kK = $KLL;
   constexpr int kTileM = $TILE_M, kTileN = $TILE_N, kTileK = $TILE_K;
   constexpr int kRowsPerThread = $ROWS_PER_THREAD;
@@ -58,7 +59,6 @@ $SCALARS
   for (long long batch = blockIdx.z; batch < kBatch; batch += gridDim.z) {
     const storage_t* lhs_batch = lhs + batch * kM * kK;
     const storage_t* rhs_batch = rhs + batch * kK * kN;
-    storage_t* out_batch = out + batch * kM * kN;
     for (long long tile_m = blockIdx.y; tile_m < kTilesM; tile_m += gridDim.y) {
       const long long row0 = tile_m * kTileM;
       float acc[kRowsPerThread][kColsPerThread];
@@ -68,23 +68,38 @@ $SCALARS
         for (int c = 0; c < kColsPerThread; ++c) acc[r][c] = 0.0f;
       }
       for (long long k0 = 0; k0 < kK; k0 += kTileK) {
+        float lhs_staged[(kTileM * kTileK + kThreads - 1) / kThreads];
 #pragma unroll
         for (int s = 0; s < (kTileM * kTileK + kThreads - 1) / kThreads; ++s) {
           const int e = tid + s * kThreads;
-          if (e >= kTileM * kTileK) break;
 $LHS_INDEX
           const long long row = row0 + i, k = k0 + kk;
-          lhs_tile[kk][i] =
-              row < kM && k < kK ? load_element(lhs_batch, $LHS_OFFSET) : 0.0f;
+          lhs_staged[s] = e < kTileM * kTileK && row < kM && k < kK
+                             ? load_element(lhs_batch, $LHS_OFFSET)
+                             : 0.0f;
+        }
+        float rhs_staged[(kTileN * kTileK + kThreads - 1) / kThreads];
+#pragma unroll
+        for (int s = 0; s < (kTileN * kTileK + kThreads - 1) / kThreads; ++s) {
+          const int e = tid + s * kThreads;
+$RHS_INDEX
+          const long long k = k0 + kk, col = col0 + j;
+          rhs_staged[s] = e < kTileN * kTileK && k < kK && col < kN
+                             ? load_element(rhs_batch, $RHS_OFFSET)
+                             : 0.0f;
+        }
+        // Stored only now, so that no load waits behind a store.
+#pragma unroll
+        for (int s = 0; s < (kTileM * kTileK + kThreads - 1) / kThreads; ++s) {
+          const int e = tid + s * kThreads;
+$LHS_INDEX
+          if (e < kTileM * kTileK) lhs_tile[kk][i] = lhs_staged[s];
         }
 #pragma unroll
         for (int s = 0; s < (kTileN * kTileK + kThreads - 1) / kThreads; ++s) {
           const int e = tid + s * kThreads;
-          if (e >= kTileN * kTileK) break;
 $RHS_INDEX
-          const long long k = k0 + kk, col = col0 + j;
-          rhs_tile[kk][j] =
-              k < kK && col < kN ? load_element(rhs_batch, $RHS_OFFSET) : 0.0f;
+          if (e < kTileN * kTileK) rhs_tile[kk][j] = rhs_staged[s];
         }
         __syncthreads();
 #pragma unroll
@@ -113,9 +128,10 @@ $RHS_INDEX
           const long long row = row0 + ty + r * kThreadsY;
           const long long col = col0 + tx + c * kThreadsX;
           if (row < kM && col < kN) {
+            const long long index = (batch * kM + row) * kN + col;
             float value = alpha * acc[r][c];
 $BETA_TERM
-            store_element(out_batch, row * kN + col, value);
+            $STORE_RESULT;
           }
         }
       }
@@ -156,8 +172,12 @@ std::string FloatConstant(const char* name, float value) {
 }  // namespace
 
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
-                             const std::string& entry) {
+                             const std::string& entry,
+                             const GemmEpilogueSource* epilogue) {
   CHECK(tiling.IsValid()) << tiling.ToString();
+  CHECK(epilogue == nullptr || (config.beta == 0.0f &&
+                                config.type == se::blas::DataType::kF32))
+      << "epilogues take f32 products with beta = 0: " << config.ToString();
   const bool bf16 = config.type == se::blas::DataType::kBF16;
   const bool read_out = config.beta != 0.0f;
   std::string scalars = FloatConstant("alpha", config.alpha);
@@ -198,8 +218,17 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
            config.transpose_rhs ? "col * kK + k" : "k * kN + col"},
           {"$BETA_TERM", read_out
                              ? "            value = value + beta * "
-                               "load_element(out_batch, row * kN + col);"
+                               "load_element(out, index);"
                              : "            // beta == 0: out is never read."},
+          {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
+          {"$OUTPUT_PARAMETERS", epilogue == nullptr
+                                     ? ", storage_t* out"
+                                     : epilogue->parameters},
+          {"$STORE_RESULT",
+           epilogue == nullptr
+               ? "store_element(out, index, value)"
+               : absl::StrCat(epilogue->function, "(index, value",
+                              epilogue->arguments, ")")},
       });
 }
 

@@ -8,13 +8,25 @@
 
 namespace xla_lite::gpu {
 
+// What a fused elementwise epilogue adds to the kernel: the product is
+// handed to `function`(index, value<arguments>) instead of being stored,
+// where index is the element's row-major index in the output.
+struct GemmEpilogueSource {
+  std::string definitions;  // Device code before the kernel; defines function.
+  std::string function;
+  std::string parameters;  // Appended to the kernel's (lhs, rhs), ", ..." each.
+  std::string arguments;   // Appended to the call, ", ..." each.
+};
+
 // Portable CUDA C (NVRTC and hiprtc both compile it) for
 //   extern "C" __global__ void <entry>(const T* lhs, const T* rhs, T* out)
 // computing `config` with `tiling`; every size, stride, transpose, alpha and
 // beta is a constant in the source. `entry` must be a C identifier.
+// With an epilogue (f32, beta = 0 only) `out` gives way to its parameters.
 // Launch it with GemmLaunchDimensionsFor(config, tiling).
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
-                             const std::string& entry);
+                             const std::string& entry,
+                             const GemmEpilogueSource* epilogue = nullptr);
 
 }  // namespace xla_lite::gpu
 
