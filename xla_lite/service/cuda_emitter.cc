@@ -403,8 +403,25 @@ class Emitter {
 
   std::string LoopBody() const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
+  // Row kernels' stages, for the row in `row`.
+  std::string LoopRow(int64_t row_length) const;
+  std::string ReduceRow() const;
 
  private:
+  // The reduce program's ops, split by when they run.
+  struct ReduceParts {
+    std::vector<int> outer, inner, epilogue;
+    int reduced = -1;
+  };
+  ReduceParts SplitReduce() const;
+  // One thread's whole reduction for output `i` (in scope).
+  std::string ReduceOutput(const ReduceParts& parts,
+                           const std::string& indent) const;
+  // Defines the reduced value from `acc_expr`, then the epilogue and store.
+  std::string FinishReduce(const ReduceParts& parts,
+                           const std::string& acc_expr,
+                           const std::string& indent) const;
+
   const KernelProgram& program_;
   const KernelParameters& parameters_;
 };
@@ -437,52 +454,92 @@ std::string Emitter::LoopBody() const {
   return body;
 }
 
+Emitter::ReduceParts Emitter::SplitReduce() const {
+  std::vector<bool> inner = program_.InnerOps();
+  std::vector<bool> epilogue = program_.EpilogueOps();
+  ReduceParts parts;
+  for (int id : program_.Closure({program_.init_op(), program_.value_op(),
+                                  program_.outputs()[0].op})) {
+    if (program_.op(id).kind == ExprKind::kReducedValue) {
+      parts.reduced = id;
+    } else if (epilogue[id]) {
+      parts.epilogue.push_back(id);
+    } else {
+      (inner[id] ? parts.inner : parts.outer).push_back(id);
+    }
+  }
+  return parts;
+}
+
+std::string Emitter::FinishReduce(const ReduceParts& parts,
+                                  const std::string& acc_expr,
+                                  const std::string& indent) const {
+  std::string text;
+  if (parts.reduced >= 0) {
+    absl::StrAppend(&text, indent, "const ",
+                    ComputeType(program_.op(program_.value_op()).type), " ",
+                    Name(parts.reduced), " = ", acc_expr, ";\n");
+  }
+  EmitOps(parts.epilogue, indent, &text);
+  absl::StrAppend(&text, indent,
+                  Store(0, Name(program_.outputs()[0].op), "i"), "\n");
+  return text;
+}
+
+std::string Emitter::ReduceOutput(const ReduceParts& parts,
+                                  const std::string& indent) const {
+  const int value = program_.value_op();
+  const PrimitiveType type = program_.op(value).type;
+  std::string body;
+  EmitOps(parts.outer, indent, &body);
+  absl::StrAppend(&body, indent, ComputeType(type), " acc = ",
+                  Name(program_.init_op()), ";\n", indent,
+                  "for (idx_t r = 0; r < ", program_.reduced_elements(),
+                  "; ++r) {\n");
+  EmitOps(parts.inner, indent + "  ", &body);
+  absl::StrAppend(&body, indent, "  acc = ",
+                  BinaryExpr(program_.reducer(), type, "acc", Name(value)),
+                  ";\n", indent, "}\n", FinishReduce(parts, "acc", indent));
+  return body;
+}
+
+std::string Emitter::ReduceRow() const {
+  return absl::StrCat("    {\n      const idx_t i = row;\n",
+                      ReduceOutput(SplitReduce(), "      "), "    }\n");
+}
+
+std::string Emitter::LoopRow(int64_t row_length) const {
+  std::string body = absl::StrCat(
+      "    for (idx_t j = 0; j < ", row_length, "; ++j) {\n",
+      "      const idx_t i = row * ", row_length, " + j;\n");
+  std::vector<int> roots;
+  for (const KernelOutput& output : program_.outputs()) {
+    roots.push_back(output.op);
+  }
+  EmitOps(program_.Closure(roots), "      ", &body);
+  for (int k = 0; k < program_.outputs().size(); ++k) {
+    absl::StrAppend(&body, "      ",
+                    Store(k, Name(program_.outputs()[k].op), "i"), "\n");
+  }
+  absl::StrAppend(&body, "    }\n");
+  return body;
+}
+
 std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   const int64_t outputs = program_.outputs()[0].buffer.element_count;
   const int64_t extent = program_.reduced_elements();
   const int init = program_.init_op();
   const int value = program_.value_op();
-  const int output = program_.outputs()[0].op;
   const PrimitiveType type = program_.op(value).type;
   const HloOpcode reducer = program_.reducer();
-  std::vector<bool> inner = program_.InnerOps();
-  std::vector<bool> epilogue = program_.EpilogueOps();
-  // Before the reduction (per output), per reduced element, and after it.
-  std::vector<int> outer_ops, inner_ops, epilogue_ops;
-  int reduced = -1;
-  for (int id : program_.Closure({init, value, output})) {
-    if (program_.op(id).kind == ExprKind::kReducedValue) {
-      reduced = id;
-    } else if (epilogue[id]) {
-      epilogue_ops.push_back(id);
-    } else {
-      (inner[id] ? inner_ops : outer_ops).push_back(id);
-    }
-  }
+  const ReduceParts parts = SplitReduce();
   const char* ctype = ComputeType(type);
-  // Defines the reduced value from `acc_expr`, then the epilogue and store.
-  auto finish = [&](const std::string& acc_expr, const std::string& indent) {
-    std::string text;
-    if (reduced >= 0) {
-      absl::StrAppend(&text, indent, "const ", ctype, " ", Name(reduced),
-                      " = ", acc_expr, ";\n");
-    }
-    EmitOps(epilogue_ops, indent, &text);
-    absl::StrAppend(&text, indent, Store(0, Name(output), "i"), "\n");
-    return text;
-  };
   std::string body;
   if (!strategy.block_per_output) {
     absl::StrAppend(
         &body, "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
-        outputs, "; i += (idx_t)gridDim.x * blockDim.x) {\n");
-    EmitOps(outer_ops, "    ", &body);
-    absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
-                    "    for (idx_t r = 0; r < ", extent, "; ++r) {\n");
-    EmitOps(inner_ops, "      ", &body);
-    absl::StrAppend(&body, "      acc = ",
-                    BinaryExpr(reducer, type, "acc", Name(value)), ";\n",
-                    "    }\n", finish("acc", "    "), "  }\n");
+        outputs, "; i += (idx_t)gridDim.x * blockDim.x) {\n",
+        ReduceOutput(parts, "    "), "  }\n");
     return body;
   }
   const int threads = strategy.threads_per_block;
@@ -490,13 +547,13 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
                   "  const idx_t t = threadIdx.x;\n",
                   "  for (idx_t i = blockIdx.x; i < ", outputs,
                   "; i += gridDim.x) {\n");
-  EmitOps(outer_ops, "    ", &body);
+  EmitOps(parts.outer, "    ", &body);
   // Each thread folds a strided share of the elements; the init value is
   // applied once, at the end, so it need not be an identity.
   absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
                   "    for (idx_t r = t; r < ", extent, "; r += ", threads,
                   ") {\n");
-  EmitOps(inner_ops, "      ", &body);
+  EmitOps(parts.inner, "      ", &body);
   absl::StrAppend(&body, "      acc = r == t ? ", Name(value), " : ",
                   BinaryExpr(reducer, type, "acc", Name(value)), ";\n",
                   "    }\n    partial[t] = acc;\n    __syncthreads();\n");
@@ -513,7 +570,8 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   }
   absl::StrAppend(
       &body, "    if (t == 0) {\n",
-      finish(BinaryExpr(reducer, type, Name(init), "partial[0]"), "      "),
+      FinishReduce(parts, BinaryExpr(reducer, type, Name(init), "partial[0]"),
+                   "      "),
       "    }\n    __syncthreads();\n  }\n");
   return body;
 }
@@ -556,6 +614,45 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
   return se::LaunchDimensions(
       static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, kMaxBlocks)),
       kLoopThreads);
+}
+
+std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
+                              int64_t rows, const std::string& name) {
+  CHECK(!stages.empty()) << name;
+  std::string header = "// Generated by xla_lite, a row kernel of stages:";
+  bool wide = false;
+  for (const RowKernelStage& stage : stages) {
+    absl::StrAppend(&header, "\n// ",
+                    absl::StrJoin(absl::StrSplit(stage.program->ToString(), '\n'),
+                                  "\n// "));
+    wide = wide || NeedsWideIndex(*stage.program);
+  }
+  std::string source = absl::StrCat(
+      header, "\n",
+      wide ? "typedef unsigned long long idx_t;\n" : "typedef unsigned int idx_t;\n",
+      kPreamble, "\n",
+      Emitter(*stages.back().program, stages.back().parameters).Signature(name),
+      " {\n  for (idx_t row = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; "
+      "row < ",
+      rows, "; row += (idx_t)gridDim.x * blockDim.x) {\n");
+  for (const RowKernelStage& stage : stages) {
+    Emitter emitter(*stage.program, stage.parameters);
+    absl::StrAppend(&source,
+                    stage.program->kind() == KernelProgram::Kind::kReduce
+                        ? emitter.ReduceRow()
+                        : emitter.LoopRow(stage.row_length));
+  }
+  absl::StrAppend(&source, "  }\n}\n");
+  return source;
+}
+
+se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows) {
+  int64_t threads = 32;
+  while (threads < rows && threads < kLoopThreads) threads *= 2;
+  int64_t blocks = (rows + threads - 1) / threads;
+  return se::LaunchDimensions(
+      static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, kMaxBlocks)),
+      static_cast<uint32_t>(threads));
 }
 
 GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,

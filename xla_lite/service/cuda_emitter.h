@@ -2,7 +2,9 @@
 #define XLA_LITE_SERVICE_CUDA_EMITTER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "stream_executor/device_address.h"  // The se alias.
 #include "stream_executor/launch_dim.h"
@@ -31,6 +33,23 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program);
 std::string EmitCudaKernel(const KernelProgram& program,
                            const KernelParameters& parameters,
                            const std::string& name);
+
+// A row kernel's stage for the emitters: `parameters` map the stage's
+// program onto the kernel's parameters, which all stages share (types and
+// written are the kernel's).
+struct RowKernelStage {
+  std::shared_ptr<const KernelProgram> program;
+  KernelParameters parameters;
+  int64_t row_length = 1;  // Loop stages: elements per row.
+};
+
+// A kernel with one thread per row in [0, rows) that runs each stage in
+// turn for its row: a reduce stage (one output per row) reduces in a plain
+// loop, a loop stage computes the row's row_length consecutive elements.
+// A stage may read what an earlier one stored for the same row.
+std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
+                              int64_t rows, const std::string& name);
+se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows);
 
 // The device function a gemm kernel calls with each product element
 // (GemmKernelSource) to run `program`, a loop program over the gemm's

@@ -16,6 +16,7 @@
 #include "xla_lite/service/hlo_rewrite_util.h"
 #include "xla_lite/service/kernel_merging.h"
 #include "xla_lite/service/op_graph.h"
+#include "xla_lite/service/row_fusion.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -44,6 +45,8 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "gemm";
     case PlannedOp::Kind::kCopy:
       return "copy";
+    case PlannedOp::Kind::kRowKernel:
+      return "row";
   }
   return "?";
 }
@@ -64,6 +67,7 @@ class PlanBuilder {
         &plan_, &edges_,
         [this](const HloInstruction* i) { return fusion_.IsMaterialized(i); },
         buffer_of_, emission_));
+    RETURN_IF_ERROR(FuseRows(&plan_, &edges_));
     RETURN_IF_ERROR(Order());
     return std::move(plan_);
   }

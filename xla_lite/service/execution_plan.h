@@ -45,7 +45,13 @@ struct LogicalBuffer {
 };
 
 struct PlannedOp {
-  enum class Kind { kLoopKernel, kReduceKernel, kGemm, kCopy };
+  enum class Kind { kLoopKernel, kReduceKernel, kGemm, kCopy, kRowKernel };
+
+  // A row kernel's part: a loop or reduce program with its own buffers.
+  struct Stage {
+    std::shared_ptr<const KernelProgram> program;
+    std::vector<int> reads, writes;  // Program inputs, outputs.
+  };
 
   Kind kind = Kind::kLoopKernel;
   std::string name;
@@ -60,6 +66,11 @@ struct PlannedOp {
   // addend's value. A gemm with an epilogue `program` (kernel merging)
   // reads {lhs, rhs, program inputs...} and writes the program's outputs.
   GemmConfig gemm;
+  // Row kernels: one thread per row runs every stage in turn, each over
+  // the row's elements (see row_fusion.h). reads and writes above are the
+  // stages' union, less what an earlier stage of the same kernel wrote.
+  std::vector<Stage> stages;
+  int64_t rows = 0;
 
   std::string ToString() const;
 };

@@ -69,6 +69,53 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
   return kernel;
 }
 
+EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
+                            int64_t rows, const std::string& name) {
+  EmittedKernel kernel;
+  KernelParameters shared;
+  std::vector<RowKernelStage> stages;
+  for (const RowKernelPart& part : parts) {
+    const KernelProgram& program = *part.program;
+    CHECK_EQ(part.inputs.size(), program.inputs().size()) << name;
+    CHECK_EQ(part.outputs.size(), program.outputs().size()) << name;
+    RowKernelStage stage;
+    stage.program = part.program;
+    stage.row_length = part.row_length;
+    for (int i = 0; i < part.inputs.size(); ++i) {
+      stage.parameters.input_param.push_back(
+          ParameterFor(part.inputs[i], program.inputs()[i].type, false, shared,
+                       kernel.arguments));
+    }
+    for (int k = 0; k < part.outputs.size(); ++k) {
+      stage.parameters.output_param.push_back(
+          ParameterFor(part.outputs[k], program.outputs()[k].buffer.type, true,
+                       shared, kernel.arguments));
+    }
+    stages.push_back(std::move(stage));
+  }
+  for (RowKernelStage& stage : stages) {
+    stage.parameters.types = shared.types;
+    stage.parameters.written = shared.written;
+  }
+  kernel.written = shared.written;
+  kernel.launch_dimensions = RowKernelLaunchDimensions(rows);
+  kernel.spec.name = name;
+  kernel.spec.arity = shared.count();
+  kernel.spec.cuda_source = EmitCudaRowKernel(stages, rows, name);
+  VLOG(5) << kernel.spec.cuda_source;
+  // Whole stages one after another compute what the rows do, since a stage
+  // reads only what earlier stages stored for its own row.
+  kernel.spec.host_fn = [stages = std::move(stages)](
+                            const se::KernelArgs& args,
+                            const se::LaunchDimensions&) -> absl::Status {
+    for (const RowKernelStage& stage : stages) {
+      RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args));
+    }
+    return absl::OkStatus();
+  };
+  return kernel;
+}
+
 EmittedKernel EmitGemmWithEpilogue(
     const GemmConfig& config, std::shared_ptr<const KernelProgram> epilogue,
     const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,

@@ -43,6 +43,19 @@ EmittedKernel EmitGemmWithEpilogue(
     absl::Span<const BufferAllocation::Slice> outputs,
     const std::string& name);
 
+// A row kernel's stage: `program` reading inputs[i] and writing
+// outputs[k]; loop programs cover row_length elements per row.
+struct RowKernelPart {
+  std::shared_ptr<const KernelProgram> program;
+  std::vector<BufferAllocation::Slice> inputs, outputs;
+  int64_t row_length = 1;
+};
+
+// One kernel running `parts` for each of `rows` rows (EmitCudaRowKernel);
+// on the host, each part's program over all rows in turn.
+EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
+                            int64_t rows, const std::string& name);
+
 // `text` made into a C identifier.
 std::string KernelName(const std::string& text, int64_t unique_id);
 

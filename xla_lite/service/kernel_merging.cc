@@ -80,7 +80,6 @@ class Merger {
   // element they write.
   bool InPlaceSafe(const PlannedOp& op) const;
   int ParameterBuffer(int64_t number) const;
-  void Remove(int b, int into);
 
   ExecutionPlan& plan_;
   OpGraph::Edges& edges_;
@@ -154,7 +153,7 @@ bool Merger::TryFuseEpilogue(int g, int c) {
   fused.program = WithProduct(*kernel.program, input, store_product);
   VLOG(5) << "gemm epilogue " << fused.name;
   plan_.ops[g] = std::move(fused);
-  Remove(c, g);
+  RemoveOp(plan_.ops, edges_, c, g);
   return true;
 }
 
@@ -218,20 +217,6 @@ bool Merger::InPlaceSafe(const PlannedOp& op) const {
   return true;
 }
 
-void Merger::Remove(int b, int into) {
-  plan_.ops.erase(plan_.ops.begin() + b);
-  auto renumber = [&](int op) {
-    if (op == b) op = into;
-    return op > b ? op - 1 : op;
-  };
-  OpGraph::Edges kept;
-  for (const auto& [before, after] : edges_) {
-    int x = renumber(before), y = renumber(after);
-    if (x != y) kept.push_back({x, y});
-  }
-  edges_ = std::move(kept);
-}
-
 absl::StatusOr<bool> Merger::TryMerge(int a, int b) {
   OpGraph graph(plan_.ops, edges_);
   if (graph.ReachesIndirectly(a, b) || graph.ReachesIndirectly(b, a)) {
@@ -264,7 +249,7 @@ absl::StatusOr<bool> Merger::TryMerge(int a, int b) {
   VLOG(5) << "merged kernels " << merged.name;
   int first = std::min(a, b), second = std::max(a, b);
   plan_.ops[first] = std::move(merged);
-  Remove(second, first);
+  RemoveOp(plan_.ops, edges_, second, first);
   return true;
 }
 

@@ -48,6 +48,39 @@ std::string Braced(const std::vector<int64_t>& v) {
 
 }  // namespace
 
+int64_t EvaluateIndex(const KernelProgram& program, int op, int64_t index,
+                      int64_t reduce_index) {
+  const ExprOp& expr = program.op(op);
+  switch (expr.kind) {
+    case ExprKind::kIndex:
+      return index;
+    case ExprKind::kReduceIndex:
+      return reduce_index;
+    case ExprKind::kIndexRemap:
+      break;
+    default:
+      LOG(FATAL) << "op " << op << " is not an index: " << expr.ToString(op);
+  }
+  const IndexRemap& remap = expr.remap;
+  std::vector<int64_t> sources;
+  for (int operand : expr.operands) {
+    sources.push_back(EvaluateIndex(program, operand, index, reduce_index));
+  }
+  std::vector<int64_t> target_strides = RowMajorStrides(remap.target);
+  int64_t linear = 0;
+  for (int64_t t = 0; t < remap.target.size(); ++t) {
+    const IndexRemap::Dim& d = remap.dims[t];
+    int64_t coordinate = d.offset;
+    if (d.source >= 0) {
+      const std::vector<int64_t>& dims = remap.sources[d.source];
+      coordinate += d.scale * (sources[d.source] /
+                               RowMajorStrides(dims)[d.dim] % dims[d.dim]);
+    }
+    linear += coordinate * target_strides[t];
+  }
+  return linear;
+}
+
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size());
   int64_t stride = 1;

@@ -161,6 +161,11 @@ struct KernelParameters {
   int count() const { return types.size(); }
 };
 
+// The linear index index op `op` of `program` computes when kIndex is
+// `index` and kReduceIndex is `reduce_index`.
+int64_t EvaluateIndex(const KernelProgram& program, int op, int64_t index,
+                      int64_t reduce_index);
+
 // Row-major strides of `dims`.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 

@@ -63,4 +63,19 @@ bool OpGraph::ReachesIndirectly(int from, int to) const {
   return false;
 }
 
+void RemoveOp(std::vector<PlannedOp>& ops, OpGraph::Edges& edges, int b,
+              int into) {
+  ops.erase(ops.begin() + b);
+  auto renumber = [&](int op) {
+    if (op == b) op = into;
+    return op > b ? op - 1 : op;
+  };
+  OpGraph::Edges kept;
+  for (const auto& [before, after] : edges) {
+    int x = renumber(before), y = renumber(after);
+    if (x != y) kept.push_back({x, y});
+  }
+  edges = std::move(kept);
+}
+
 }  // namespace xla_lite::gpu

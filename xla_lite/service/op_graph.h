@@ -33,6 +33,11 @@ class OpGraph {
   const Edges& edges_;
 };
 
+// Erases op `b` from `ops`, its dependencies going to op `into` instead;
+// later ops move down one place, and `edges` are renumbered to match.
+void RemoveOp(std::vector<PlannedOp>& ops, OpGraph::Edges& edges, int b,
+              int into);
+
 }  // namespace xla_lite::gpu
 
 #endif  // XLA_LITE_SERVICE_OP_GRAPH_H_

@@ -84,6 +84,23 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         }
         thunks.push_back(EmitGemm(op, reads, writes, emission, id));
         break;
+      case PlannedOp::Kind::kRowKernel: {
+        std::vector<RowKernelPart> parts;
+        for (const PlannedOp::Stage& stage : op.stages) {
+          RowKernelPart part;
+          part.program = stage.program;
+          part.inputs = SlicesOf(stage.reads, assignment);
+          part.outputs = SlicesOf(stage.writes, assignment);
+          part.row_length = stage.program->MaxOutputElements() / op.rows;
+          parts.push_back(std::move(part));
+        }
+        EmittedKernel kernel =
+            EmitRowKernel(parts, op.rows, KernelName(op.name, id));
+        thunks.push_back(std::make_unique<KernelThunk>(
+            op.name, std::move(kernel.spec), kernel.launch_dimensions,
+            std::move(kernel.arguments), std::move(kernel.written)));
+        break;
+      }
       case PlannedOp::Kind::kCopy:
         thunks.push_back(
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
