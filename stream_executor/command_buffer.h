@@ -45,6 +45,8 @@ class CommandBuffer {
     int64_t node_updates = 0;       // Update* calls applied in place.
     int64_t reinstantiations = 0;   // Updates the platform refused, rebuilt.
     int64_t submits = 0;
+    // Edges that let a kernel launch before its producer kernel finishes.
+    int64_t programmatic_edges = 0;
   };
 
   virtual ~CommandBuffer() = default;

@@ -104,6 +104,10 @@ struct KernelSpec {
   std::string cuda_source;  // Portable CUDA C; may be empty for host-only kernels.
   HostKernelFn host_fn;     // May be empty for GPU-only kernels.
   int arity = 0;            // Number of parameters, checked at launch.
+  // The kernel waits for the grids it depends on (cudaGridDependencySynchronize)
+  // before it touches memory, so a command buffer may launch it while they
+  // still run (programmatic dependent launch) where the device has that.
+  bool waits_for_producers = false;
 };
 
 // A kernel loaded on one StreamExecutor. Platforms subclass it with their
@@ -118,10 +122,14 @@ class Kernel {
 
   const std::string& name() const { return name_; }
   int arity() const { return arity_; }
+  // KernelSpec::waits_for_producers of the spec it was loaded from.
+  bool waits_for_producers() const { return waits_for_producers_; }
+  void set_waits_for_producers(bool waits) { waits_for_producers_ = waits; }
 
  private:
   std::string name_;
   int arity_;
+  bool waits_for_producers_ = false;
 };
 
 }  // namespace stream_executor

@@ -380,6 +380,17 @@ GpuError GraphAddDependency(GpuGraphHandle graph, GpuGraphNodeHandle from,
       ToCuda(graph), &cuda_from, &cuda_to, /*edgeData=*/nullptr, 1));
 }
 
+GpuError GraphAddProgrammaticDependency(GpuGraphHandle graph,
+                                        GpuGraphNodeHandle from,
+                                        GpuGraphNodeHandle to) {
+  cudaGraphNode_t cuda_from = ToCuda(from), cuda_to = ToCuda(to);
+  cudaGraphEdgeData edge = {};
+  edge.from_port = cudaGraphKernelNodePortProgrammatic;
+  edge.type = cudaGraphDependencyTypeProgrammatic;
+  return FromRuntime(
+      cudaGraphAddDependencies(ToCuda(graph), &cuda_from, &cuda_to, &edge, 1));
+}
+
 GpuError GraphDestroyNode(GpuGraphNodeHandle node) {
   return FromRuntime(cudaGraphDestroyNode(ToCuda(node)));
 }
@@ -564,6 +575,7 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       .graph_add_child_node = &GraphAddChildNode,
       .graph_add_empty_node = &GraphAddEmptyNode,
       .graph_add_dependency = &GraphAddDependency,
+      .graph_add_programmatic_dependency = &GraphAddProgrammaticDependency,
       .graph_destroy_node = &GraphDestroyNode,
       .graph_kernel_node_set_params = &GraphKernelNodeSetParams,
       .graph_memcpy_d2d_node_set_params = &GraphMemcpyD2DNodeSetParams,

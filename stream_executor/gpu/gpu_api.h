@@ -171,6 +171,14 @@ struct GpuApi {
   GpuError (*graph_add_dependency)(GpuGraphHandle graph,
                                    GpuGraphNodeHandle from,
                                    GpuGraphNodeHandle to);
+  // An edge between kernel nodes that lets `to` launch once every block of
+  // `from` has started or triggered its dependents; `to` must wait for
+  // `from` itself (KernelSpec::waits_for_producers). Null where the
+  // platform has no such edges.
+  GpuError (*graph_add_programmatic_dependency)(GpuGraphHandle graph,
+                                                GpuGraphNodeHandle from,
+                                                GpuGraphNodeHandle to) =
+      nullptr;
   // Also removes the node's edges.
   GpuError (*graph_destroy_node)(GpuGraphNodeHandle node);
 

@@ -160,10 +160,14 @@ bool GpuCommandBuffer::IsEmptyNode(const Node& node) const {
 }
 
 absl::StatusOr<const CommandBuffer::Command*> GpuCommandBuffer::AddNode(
-    std::unique_ptr<Node> node, Dependencies deps, AddFn add) {
+    std::unique_ptr<Node> node, Dependencies deps, AddFn add,
+    bool programmatic) {
   RETURN_IF_ERROR(CheckState(state_, State::kCreate, "creating a command"));
   node->id = static_cast<int>(nodes_.size());
   absl::InlinedVector<GpuGraphNodeHandle, 4> dep_handles;
+  // Kernel predecessors of a kernel that waits for them get programmatic
+  // edges, added once the node exists.
+  absl::InlinedVector<GpuGraphNodeHandle, 4> programmatic_handles;
   for (const Command* dep : deps) {
     const auto* dep_node = dynamic_cast<const Node*>(dep);
     if (dep_node == nullptr || dep_node->id >= node->id ||
@@ -174,12 +178,21 @@ absl::StatusOr<const CommandBuffer::Command*> GpuCommandBuffer::AddNode(
     // The runtime rejects duplicate dependencies.
     if (absl::c_linear_search(node->deps, dep_node->id)) continue;
     node->deps.push_back(dep_node->id);
-    dep_handles.push_back(dep_node->handle);
+    (programmatic && dep_node->kind == Kind::kLaunch ? programmatic_handles
+                                                     : dep_handles)
+        .push_back(dep_node->handle);
   }
   RETURN_IF_ERROR(executor_->Activate());
   RETURN_IF_ERROR(
       ToStatus(api_, add(&node->handle, dep_handles.data(), dep_handles.size()),
                absl::StrCat("adding graph node '", node->label, "'")));
+  for (GpuGraphNodeHandle from : programmatic_handles) {
+    RETURN_IF_ERROR(ToStatus(
+        api_,
+        api_.graph_add_programmatic_dependency(graph_.get(), from, node->handle),
+        absl::StrCat("adding a programmatic edge to '", node->label, "'")));
+  }
+  counters_.programmatic_edges += programmatic_handles.size();
   node->is_empty_node = IsEmptyNode(*node);
   for (int dep : node->deps) nodes_[dep]->dependents.push_back(node->id);
   VLOG(5) << "GPU command buffer: node " << node->id << " " << node->label
@@ -311,12 +324,18 @@ absl::StatusOr<const CommandBuffer::Command*> GpuCommandBuffer::CreateLaunch(
   // `args` may die as soon as this returns; the record keeps none of it.
   std::vector<void*> params = args.ParamPointers();
   GpuKernelNodeParams node_params = KernelNodeParams(*gpu_kernel, dims, params);
-  return AddNode(std::move(node), deps,
-                 [&](GpuGraphNodeHandle* handle, const GpuGraphNodeHandle* d,
-                     size_t count) {
-                   return api_.graph_add_kernel_node(handle, graph_.get(), d,
-                                                     count, &node_params);
-                 });
+  // Programmatic dependent launch needs compute capability 9.0.
+  const bool programmatic = kernel.waits_for_producers() &&
+                            api_.graph_add_programmatic_dependency != nullptr &&
+                            executor_->GetDeviceDescription().compute_major >= 9;
+  return AddNode(
+      std::move(node), deps,
+      [&](GpuGraphNodeHandle* handle, const GpuGraphNodeHandle* d,
+          size_t count) {
+        return api_.graph_add_kernel_node(handle, graph_.get(), d, count,
+                                          &node_params);
+      },
+      programmatic);
 }
 
 absl::Status GpuCommandBuffer::UpdateLaunch(const Command* command,

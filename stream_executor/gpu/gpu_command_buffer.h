@@ -111,8 +111,11 @@ class GpuCommandBuffer : public CommandBuffer {
 
   GpuCommandBuffer(GpuExecutor* executor, OwnedGpuGraph graph);
 
+  // With `programmatic`, the edges from kernel nodes among `deps` are
+  // programmatic (GpuApi::graph_add_programmatic_dependency).
   absl::StatusOr<const Command*> AddNode(std::unique_ptr<Node> node,
-                                         Dependencies deps, AddFn add);
+                                         Dependencies deps, AddFn add,
+                                         bool programmatic = false);
   absl::StatusOr<Node*> NodeToUpdate(const Command* command, Kind kind,
                                      const char* what);
   // Adds `node` to the template as its record says; `child` is the graph a

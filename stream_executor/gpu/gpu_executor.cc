@@ -216,8 +216,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> GpuExecutor::LoadKernel(
   RETURN_IF_ERROR(Activate());
   ASSIGN_OR_RETURN(GpuFunctionHandle function, module->GetFunction(spec.name));
   VLOG(3) << "Loaded kernel " << spec.name << " on device " << device_ordinal();
-  return std::unique_ptr<Kernel>(
-      std::make_unique<GpuKernel>(spec.name, spec.arity, function));
+  auto kernel = std::make_unique<GpuKernel>(spec.name, spec.arity, function);
+  kernel->set_waits_for_producers(spec.waits_for_producers);
+  return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 absl::StatusOr<blas::BlasSupport*> GpuExecutor::AsBlas() {

@@ -4,12 +4,14 @@
 // compilers, which run on the host without a device: NVRTC for an H100
 // (--config=cuda) and hiprtc for AMD Instinct (--config=rocm).
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "stream_executor/device_description.h"
 #include "stream_executor/gpu/gpu_kernel_cache.h"
@@ -18,6 +20,7 @@
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/service/compiler.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
 #if defined(XLA_LITE_SERVICE_TEST_NVRTC)
 #include "stream_executor/cuda/cuda_nvrtc.h"
 #endif
@@ -172,10 +175,19 @@ TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
                                   "extern \"C\" __global__ void "));
     EXPECT_TRUE(absl::StrContains(spec.cuda_source, spec.name + "("));
     EXPECT_TRUE(spec.host_fn != nullptr);
+    // Inline assembly only in the sm_90+ programmatic-launch macro.
+    EXPECT_TRUE(spec.waits_for_producers);
+    std::string source = spec.cuda_source;
+    EXPECT_TRUE(absl::StrContains(source, "XL_AWAIT_PRODUCERS();"));
+    EXPECT_EQ(absl::StrReplaceAll(source, {{gpu::kAwaitProducersSource, ""}})
+                  .size(),
+              source.size() - std::strlen(gpu::kAwaitProducersSource))
+        << "the macro block appears once, unchanged";
+    source = absl::StrReplaceAll(source, {{gpu::kAwaitProducersSource, ""}});
     for (const char* banned : {"asm(", "asm volatile", "__expf", "__logf",
                                "__powf", "__fdividef", "__sinf", "__cosf",
                                "__tanhf", "#include"}) {
-      EXPECT_FALSE(absl::StrContains(spec.cuda_source, banned))
+      EXPECT_FALSE(absl::StrContains(source, banned))
           << banned << " in\n" << spec.cuda_source;
     }
   }

@@ -630,9 +630,9 @@ std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
   std::string source = absl::StrCat(
       header, "\n",
       wide ? "typedef unsigned long long idx_t;\n" : "typedef unsigned int idx_t;\n",
-      kPreamble, "\n",
+      kPreamble, kAwaitProducersSource, "\n",
       Emitter(*stages.back().program, stages.back().parameters).Signature(name),
-      " {\n  for (idx_t row = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; "
+      " {\n  XL_AWAIT_PRODUCERS();\n  for (idx_t row = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; "
       "row < ",
       rows, "; row += (idx_t)gridDim.x * blockDim.x) {\n");
   for (const RowKernelStage& stage : stages) {
@@ -714,7 +714,8 @@ std::string EmitCudaKernel(const KernelProgram& program,
       absl::StrJoin(absl::StrSplit(program.ToString(), '\n'), "\n// "), "\n",
       NeedsWideIndex(program) ? "typedef unsigned long long idx_t;\n"
                               : "typedef unsigned int idx_t;\n",
-      kPreamble, "\n", emitter.Signature(name), " {\n");
+      kPreamble, kAwaitProducersSource, "\n", emitter.Signature(name),
+      " {\n  XL_AWAIT_PRODUCERS();\n");
   if (program.kind() == KernelProgram::Kind::kLoop) {
     absl::StrAppend(&source, emitter.LoopBody());
   } else {

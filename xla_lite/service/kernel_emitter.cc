@@ -63,6 +63,7 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
   kernel.launch_dimensions = KernelLaunchDimensions(*program);
   kernel.spec.name = name;
   kernel.spec.arity = parameters.count();
+  kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
   kernel.spec.cuda_source = EmitCudaKernel(*program, parameters, name);
   VLOG(5) << kernel.spec.cuda_source;
   kernel.spec.host_fn = MakeHostKernel(std::move(program), std::move(parameters));
@@ -101,6 +102,7 @@ EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
   kernel.launch_dimensions = RowKernelLaunchDimensions(rows);
   kernel.spec.name = name;
   kernel.spec.arity = shared.count();
+  kernel.spec.waits_for_producers = true;
   kernel.spec.cuda_source = EmitCudaRowKernel(stages, rows, name);
   VLOG(5) << kernel.spec.cuda_source;
   // Whole stages one after another compute what the rows do, since a stage
@@ -151,6 +153,7 @@ EmittedKernel EmitGemmWithEpilogue(
   kernel.launch_dimensions = GemmLaunchDimensionsFor(config, tiling);
   kernel.spec.name = name;
   kernel.spec.arity = parameters.count();
+  kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
   kernel.spec.cuda_source = GemmKernelSource(config, tiling, name, &source);
   VLOG(5) << kernel.spec.cuda_source;
   se::HostKernelFn gemm = GemmHostKernel(config);

@@ -25,6 +25,7 @@ se::KernelSpec EmitGemmKernel(const GemmConfig& config, const std::string& name,
   spec.arity = 3;
   spec.cuda_source = GemmKernelSource(config, tiling, spec.name);
   spec.host_fn = GemmHostKernel(config);
+  spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS().
   VLOG(1) << "emitted gemm kernel " << spec.name << ": " << config.ToString()
           << ", " << tiling.ToString() << ", "
           << GemmLaunchDimensionsFor(config, tiling).ToString();

@@ -24,6 +24,7 @@ namespace {
 constexpr char kKernelTemplate[] = R"(// Emitted gemm: $CONFIG
 // out = alpha * op(lhs) @ op(rhs) + beta * out, row-major; $TILING.
 typedef $STORAGE storage_t;
+$AWAIT_PRODUCERS
 $DEFINITIONS
 
 __device__ __forceinline__ float load_element(const storage_t* data,
@@ -48,6 +49,7 @@ $ENTRY(const storage_t* __restrict__ lhs,
   constexpr long long kTilesM = (kM + kTileM - 1) / kTileM;
   constexpr long long kTilesN = (kN + kTileN - 1) / kTileN;
 $SCALARS
+  XL_AWAIT_PRODUCERS();
   __shared__ float lhs_tile[kTileK][kTileM + 1];
   __shared__ float rhs_tile[kTileK][kTileN + 1];
 
@@ -171,6 +173,22 @@ std::string FloatConstant(const char* name, float value) {
 
 }  // namespace
 
+// The PTX of cudaTriggerProgrammaticLaunchCompletion() and
+// cudaGridDependencySynchronize(), which NVRTC does not declare; the only
+// inline assembly in emitted code, and only where __CUDA_ARCH__ says sm_90+.
+const char kAwaitProducersSource[] = R"(#ifndef XL_AWAIT_PRODUCERS
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define XL_AWAIT_PRODUCERS()                               \
+  do {                                                     \
+    asm volatile("griddepcontrol.launch_dependents;" :::); \
+    asm volatile("griddepcontrol.wait;" ::: "memory");     \
+  } while (0)
+#else
+#define XL_AWAIT_PRODUCERS() do { } while (0)
+#endif
+#endif
+)";
+
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              const std::string& entry,
                              const GemmEpilogueSource* epilogue) {
@@ -220,6 +238,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              ? "            value = value + beta * "
                                "load_element(out, index);"
                              : "            // beta == 0: out is never read."},
+          {"$AWAIT_PRODUCERS", kAwaitProducersSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS", epilogue == nullptr
                                      ? ", storage_t* out"

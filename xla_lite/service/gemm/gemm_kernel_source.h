@@ -8,6 +8,14 @@
 
 namespace xla_lite::gpu {
 
+// Defines XL_AWAIT_PRODUCERS(), which every emitted kernel calls first: on
+// CUDA devices of compute capability 9.0 and up it lets the kernels that
+// depend on this one launch now (they wait in turn) and then waits until
+// the kernels this one depends on have finished and their writes are
+// visible, so a command buffer may join them with programmatic edges
+// (KernelSpec::waits_for_producers). Elsewhere it does nothing.
+extern const char kAwaitProducersSource[];
+
 // What a fused elementwise epilogue adds to the kernel: the product is
 // handed to `function`(index, value<arguments>) instead of being stored,
 // where index is the element's row-major index in the output.
