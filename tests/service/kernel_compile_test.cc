@@ -166,6 +166,29 @@ std::vector<se::KernelSpec> EmittedKernels() {
   return specs;
 }
 
+TEST(KernelCompileTest, ProgrammaticLaunchFollowsDebugOptions) {
+  for (bool enabled : {true, false}) {
+    DebugOptions options = DefaultDebugOptions();
+    options.set_xla_gpu_enable_programmatic_launch(enabled);
+    options.clear_xla_gpu_enable_command_buffer();
+    auto module =
+        Parse(ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo"));
+    ASSERT_TRUE(module.ok()) << module.status();
+    auto executable = Compile(std::move(*module), nullptr, options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    int64_t kernels = 0;
+    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+      if (thunk->kind() != gpu::Thunk::Kind::kKernel) continue;
+      ++kernels;
+      EXPECT_EQ(static_cast<const gpu::KernelThunk*>(thunk)
+                    ->spec()
+                    .waits_for_producers,
+                enabled);
+    }
+    EXPECT_GT(kernels, 3);
+  }
+}
+
 TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
   std::vector<se::KernelSpec> specs = EmittedKernels();
   EXPECT_GT(specs.size(), 20);

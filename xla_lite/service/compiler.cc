@@ -125,7 +125,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
           << assignment.ToString(plan);
   ASSIGN_OR_RETURN(
       gpu::ThunkSequence thunks,
-      gpu::EmitThunks(plan, assignment, emission));
+      gpu::EmitThunks(plan, assignment,
+                      {emission, options.xla_gpu_enable_programmatic_launch()}));
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);

@@ -31,35 +31,66 @@ bool WritesNothing(const PlannedOp& op, const BufferAssignment& assignment) {
   return true;
 }
 
+// Without programmatic launch the kernels still wait for their producers
+// first, which then returns at once.
+std::unique_ptr<Thunk> ThunkFor(const std::string& name, EmittedKernel kernel,
+                                const ThunkEmissionOptions& options) {
+  kernel.spec.waits_for_producers =
+      kernel.spec.waits_for_producers && options.programmatic_launch;
+  return std::make_unique<KernelThunk>(
+      name, std::move(kernel.spec), kernel.launch_dimensions,
+      std::move(kernel.arguments), std::move(kernel.written));
+}
+
 std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                                 const std::vector<Slice>& reads,
                                 const std::vector<Slice>& writes,
-                                const GemmEmission& emission, int64_t id) {
+                                const ThunkEmissionOptions& options,
+                                int64_t id) {
   const Slice &lhs = reads[0], &rhs = reads[1], &out = writes[0];
   if (op.program != nullptr) {
-    EmittedKernel kernel = EmitGemmWithEpilogue(
-        op.gemm, op.program, lhs, rhs,
-        std::vector<Slice>(reads.begin() + 2, reads.end()), writes,
-        GemmKernelEntryName(KernelName(op.name, id)));
-    return std::make_unique<KernelThunk>(
-        op.name, std::move(kernel.spec), kernel.launch_dimensions,
-        std::move(kernel.arguments), std::move(kernel.written));
+    return ThunkFor(op.name,
+                    EmitGemmWithEpilogue(
+                        op.gemm, op.program, lhs, rhs,
+                        std::vector<Slice>(reads.begin() + 2, reads.end()),
+                        writes, GemmKernelEntryName(KernelName(op.name, id))),
+                    options);
   }
-  if (!UsesEmittedGemmKernel(op.gemm, emission)) {
+  if (!UsesEmittedGemmKernel(op.gemm, options.gemm)) {
     return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out);
   }
-  se::KernelSpec spec =
+  EmittedKernel kernel;
+  kernel.spec =
       EmitGemmKernel(op.gemm, KernelName(absl::StrCat(op.name, "_gemm"), id));
-  return std::make_unique<KernelThunk>(
-      op.name, std::move(spec), GemmLaunchDimensions(op.gemm),
-      std::vector<Slice>{lhs, rhs, out}, std::vector<bool>{false, false, true});
+  kernel.launch_dimensions = GemmLaunchDimensions(op.gemm);
+  kernel.arguments = {lhs, rhs, out};
+  kernel.written = {false, false, true};
+  return ThunkFor(op.name, std::move(kernel), options);
+}
+
+std::unique_ptr<Thunk> EmitRowKernelThunk(const PlannedOp& op,
+                                          const BufferAssignment& assignment,
+                                          const ThunkEmissionOptions& options,
+                                          int64_t id) {
+  std::vector<RowKernelPart> parts;
+  for (const PlannedOp::Stage& stage : op.stages) {
+    RowKernelPart part;
+    part.program = stage.program;
+    part.inputs = SlicesOf(stage.reads, assignment);
+    part.outputs = SlicesOf(stage.writes, assignment);
+    part.row_length = stage.program->MaxOutputElements() / op.rows;
+    parts.push_back(std::move(part));
+  }
+  return ThunkFor(op.name,
+                  EmitRowKernel(parts, op.rows, KernelName(op.name, id)),
+                  options);
 }
 
 }  // namespace
 
 absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
                                          const BufferAssignment& assignment,
-                                         const GemmEmission& emission) {
+                                         const ThunkEmissionOptions& options) {
   ThunkSequence thunks;
   for (int64_t id = 0; id < plan.ops.size(); ++id) {
     const PlannedOp& op = plan.ops[id];
@@ -68,39 +99,23 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
     std::vector<Slice> writes = SlicesOf(op.writes, assignment);
     switch (op.kind) {
       case PlannedOp::Kind::kLoopKernel:
-      case PlannedOp::Kind::kReduceKernel: {
-        EmittedKernel kernel =
-            EmitKernel(op.program, reads, writes, KernelName(op.name, id));
-        thunks.push_back(std::make_unique<KernelThunk>(
-            op.name, std::move(kernel.spec), kernel.launch_dimensions,
-            std::move(kernel.arguments), std::move(kernel.written)));
+      case PlannedOp::Kind::kReduceKernel:
+        thunks.push_back(ThunkFor(
+            op.name,
+            EmitKernel(op.program, reads, writes, KernelName(op.name, id)),
+            options));
         break;
-      }
+      case PlannedOp::Kind::kRowKernel:
+        thunks.push_back(EmitRowKernelThunk(op, assignment, options, id));
+        break;
       case PlannedOp::Kind::kGemm:
         if (op.program == nullptr && reads.size() == 3 &&
             !(reads[2] == writes[0])) {
           thunks.push_back(std::make_unique<MemcpyThunk>(
               absl::StrCat(op.name, ".addend"), reads[2], writes[0]));
         }
-        thunks.push_back(EmitGemm(op, reads, writes, emission, id));
+        thunks.push_back(EmitGemm(op, reads, writes, options, id));
         break;
-      case PlannedOp::Kind::kRowKernel: {
-        std::vector<RowKernelPart> parts;
-        for (const PlannedOp::Stage& stage : op.stages) {
-          RowKernelPart part;
-          part.program = stage.program;
-          part.inputs = SlicesOf(stage.reads, assignment);
-          part.outputs = SlicesOf(stage.writes, assignment);
-          part.row_length = stage.program->MaxOutputElements() / op.rows;
-          parts.push_back(std::move(part));
-        }
-        EmittedKernel kernel =
-            EmitRowKernel(parts, op.rows, KernelName(op.name, id));
-        thunks.push_back(std::make_unique<KernelThunk>(
-            op.name, std::move(kernel.spec), kernel.launch_dimensions,
-            std::move(kernel.arguments), std::move(kernel.written)));
-        break;
-      }
       case PlannedOp::Kind::kCopy:
         thunks.push_back(
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));

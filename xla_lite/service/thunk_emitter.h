@@ -10,13 +10,23 @@
 
 namespace xla_lite::gpu {
 
-// One thunk per op of the plan, in its order: KernelThunks for loop and
-// reduce kernels, GemmThunks (or, as `emission` says, KernelThunks running
-// the compiler's own gemm kernel) for dots, MemcpyThunks for copies. Ops
-// that write nothing (zero-element arrays) are left out.
+struct ThunkEmissionOptions {
+  // Which gemms run as the compiler's own kernel.
+  GemmEmission gemm;
+  // Emitted kernels may launch before the kernels they depend on finish
+  // (KernelSpec::waits_for_producers); DebugOptions'
+  // xla_gpu_enable_programmatic_launch.
+  bool programmatic_launch = true;
+};
+
+// One thunk per op of the plan, in its order: KernelThunks for loop, reduce
+// and row kernels, GemmThunks (or, as `options.gemm` says, KernelThunks
+// running the compiler's own gemm kernel, with its epilogue) for dots,
+// MemcpyThunks for copies. Ops that write nothing (zero-element arrays) are
+// left out.
 absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
                                          const BufferAssignment& assignment,
-                                         const GemmEmission& emission);
+                                         const ThunkEmissionOptions& options);
 
 }  // namespace xla_lite::gpu
 
