@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
+#include "xla_lite/debug_options_flags.h"
 #include "xla_lite/runtime/gpu_executable.h"
 
 namespace xla_lite::testing {
@@ -108,6 +109,58 @@ ENTRY main {
   ROOT r = (f32[24,12], f32[12]) tuple(n, c)
 })";
   EXPECT_EQ(KernelsOf(kHlo), 2);
+}
+
+// A dense layer into a softmax over its 12 outputs per row.
+constexpr char kDenseSoftmax[] = R"(
+HloModule dense_softmax
+
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[24,40] parameter(0)
+  w = f32[40,12] parameter(1)
+  l = f32[24,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[24] reduce(l, ninf), dimensions={1}, to_apply=max
+  mb = f32[24,12] broadcast(m), dimensions={0}
+  d = f32[24,12] subtract(l, mb)
+  e = f32[24,12] exponential(d)
+  s = f32[24] reduce(e, zero), dimensions={1}, to_apply=add
+  sb = f32[24,12] broadcast(s), dimensions={0}
+  ROOT r = f32[24,12] divide(e, sb)
+})";
+
+TEST_P(RowFusionTest, RowsOfAnEmittedGemmsProductRunInTheGemm) {
+  // Every block of the 24x12 product covers whole rows: the gemm stores its
+  // tile, then runs the softmax for the tile's rows.
+  DebugOptions emitted = OpByOpOptions();
+  emitted.set_xla_gpu_emitted_gemm_max_size(
+      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
+  ExpectMatchesEvaluator(kDenseSoftmax, 0, 1, emitted);
+  auto executable = Compile(kDenseSoftmax, emitted);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(FlatThunks(**executable).size(), 1);
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kKernel), 1);
+}
+
+TEST_P(RowFusionTest, BlasGemmsLeaveTheRowKernelApart) {
+  ExpectMatchesEvaluator(kDenseSoftmax, 0, 1);
+  auto executable = Compile(kDenseSoftmax);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kGemm), 1);
+  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kKernel), 1);
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(RowFusionTest);

@@ -655,6 +655,61 @@ se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows) {
       static_cast<uint32_t>(threads));
 }
 
+// The epilogue function's parameters (all of the kernel's), and in `source`
+// what the kernel adds to its own: the gemm's leading ones (`gemm_names`)
+// are already kernel parameters under those names.
+std::vector<std::string> EpilogueParameters(
+    const KernelParameters& parameters,
+    const std::vector<std::string>& gemm_names, GemmEpilogueSource* source) {
+  std::vector<std::string> params;
+  for (int p = 0; p < parameters.count(); ++p) {
+    std::string param = absl::StrCat(parameters.written[p] ? "" : "const ",
+                                     StorageType(parameters.types[p]),
+                                     "* __restrict__ p", p);
+    params.push_back(param);
+    if (p < gemm_names.size()) {
+      absl::StrAppend(&source->arguments, ", ", gemm_names[p]);
+      continue;
+    }
+    absl::StrAppend(&source->parameters, ", ", param);
+    absl::StrAppend(&source->arguments, ", p", p);
+  }
+  return params;
+}
+
+GemmEpilogueSource EmitCudaGemmRowEpilogue(
+    const std::vector<RowKernelStage>& stages, const std::string& function) {
+  CHECK(!stages.empty()) << function;
+  GemmEpilogueSource source;
+  source.after_store = true;
+  std::vector<std::string> params = EpilogueParameters(
+      stages.back().parameters, {"lhs", "rhs", "out"}, &source);
+  params.insert(params.begin(), "idx_t row");
+  std::string header = "// Row epilogue, stages:";
+  bool wide = false;
+  for (const RowKernelStage& stage : stages) {
+    absl::StrAppend(&header, "\n// ",
+                    absl::StrJoin(absl::StrSplit(stage.program->ToString(), '\n'),
+                                  "\n// "));
+    wide = wide || NeedsWideIndex(*stage.program);
+  }
+  source.function = function;
+  source.definitions = absl::StrCat(
+      header, "\n",
+      wide ? "typedef unsigned long long idx_t;\n" : "typedef unsigned int idx_t;\n",
+      kPreamble, "\nstatic __device__ __forceinline__ void ", function, "(",
+      absl::StrJoin(params, ", "), ") {\n");
+  for (const RowKernelStage& stage : stages) {
+    Emitter emitter(*stage.program, stage.parameters);
+    absl::StrAppend(&source.definitions,
+                    stage.program->kind() == KernelProgram::Kind::kReduce
+                        ? emitter.ReduceRow()
+                        : emitter.LoopRow(stage.row_length));
+  }
+  absl::StrAppend(&source.definitions, "}\n");
+  return source;
+}
+
 GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
                                         const KernelParameters& parameters,
                                         const std::string& function) {
@@ -665,22 +720,10 @@ GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
     if (program.op(id).kind == ExprKind::kReducedValue) value = id;
   }
   CHECK_GE(value, 0) << function << ": an epilogue reads the product";
-  std::vector<std::string> params = {
-      absl::StrCat("idx_t i, float ", emitter.Name(value))};
   GemmEpilogueSource source;
-  for (int p = 0; p < parameters.count(); ++p) {
-    std::string param = absl::StrCat(parameters.written[p] ? "" : "const ",
-                                     StorageType(parameters.types[p]),
-                                     "* __restrict__ p", p);
-    params.push_back(param);
-    // The gemm's own operands come first: the kernel names them.
-    if (p == 0 || p == 1) {
-      absl::StrAppend(&source.arguments, p == 0 ? ", lhs" : ", rhs");
-      continue;
-    }
-    absl::StrAppend(&source.parameters, ", ", param);
-    absl::StrAppend(&source.arguments, ", p", p);
-  }
+  std::vector<std::string> params = EpilogueParameters(
+      parameters, {"lhs", "rhs"}, &source);
+  params.insert(params.begin(), absl::StrCat("idx_t i, float ", emitter.Name(value)));
   std::vector<int> roots;
   for (const KernelOutput& output : program.outputs()) {
     CHECK_EQ(output.buffer.element_count, program.MaxOutputElements())

@@ -51,6 +51,13 @@ std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
                               int64_t rows, const std::string& name);
 se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows);
 
+// The device function a gemm kernel whose blocks each cover whole rows of
+// the output calls, once per row of its tile, after storing the tile
+// (GemmEpilogueSource::after_store): the row kernel `stages` for that row.
+// Parameters 0, 1 and 2 are the gemm's lhs, rhs and out.
+GemmEpilogueSource EmitCudaGemmRowEpilogue(
+    const std::vector<RowKernelStage>& stages, const std::string& function);
+
 // The device function a gemm kernel calls with each product element
 // (GemmKernelSource) to run `program`, a loop program over the gemm's
 // output whose kReducedValue is that element. Parameters 0 and 1 are the

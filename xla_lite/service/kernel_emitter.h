@@ -56,6 +56,17 @@ struct RowKernelPart {
 EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
                             int64_t rows, const std::string& name);
 
+// An emitted gemm (lhs, rhs, out as EmitGemmKernel) whose blocks each
+// cover whole rows of the output, and which then runs the row kernel
+// `parts` for the rows of its tile (EmitCudaGemmRowEpilogue); the parts
+// may read `out`. f32, beta = 0, no batch; no part may write lhs or rhs.
+EmittedKernel EmitGemmWithRowEpilogue(const GemmConfig& config,
+                                      const std::vector<RowKernelPart>& parts,
+                                      const BufferAllocation::Slice& lhs,
+                                      const BufferAllocation::Slice& rhs,
+                                      const BufferAllocation::Slice& out,
+                                      const std::string& name);
+
 // `text` made into a C identifier.
 std::string KernelName(const std::string& text, int64_t unique_id);
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "xla_lite/service/cuda_emitter.h"
+#include "xla_lite/service/gemm/gemm_tiling.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -63,9 +64,13 @@ int64_t RowLength(const PlannedOp::Stage& stage, int64_t rows) {
 
 class RowChecker {
  public:
-  RowChecker(const ExecutionPlan& plan, const std::vector<PlannedOp::Stage>& stages,
-             int64_t rows)
-      : plan_(plan), stages_(stages), rows_(rows) {}
+  // `stored` holds buffers written before the first stage, each with its
+  // row length (a gemm's product: its columns).
+  RowChecker(const ExecutionPlan& plan,
+             const std::vector<PlannedOp::Stage>& stages, int64_t rows,
+             absl::flat_hash_map<int, int64_t> stored = {})
+      : plan_(plan), stages_(stages), rows_(rows),
+        row_length_of_(std::move(stored)) {}
 
   bool Valid() {
     for (int s = 0; s < stages_.size(); ++s) {
@@ -74,7 +79,10 @@ class RowChecker {
     }
     for (int s = 0; s < stages_.size(); ++s) {
       if (!ReadsOwnRows(s) || !WritesAfterReads(s)) return false;
-      for (int b : stages_[s].writes) writer_[b] = s;
+      for (int b : stages_[s].writes) {
+        if (row_length_of_.contains(b)) return false;  // Written twice.
+        row_length_of_[b] = length_[s];
+      }
     }
     return true;
   }
@@ -87,9 +95,9 @@ class RowChecker {
     const int64_t extent = IsReduce(stages_[s]) ? program.reduced_elements() : 1;
     for (const ExprOp& load : program.ops()) {
       if (load.kind != ExprKind::kLoad) continue;
-      auto writer = writer_.find(stages_[s].reads[load.input]);
-      if (writer == writer_.end()) continue;
-      const int64_t owner_length = length_[writer->second];
+      auto stored = row_length_of_.find(stages_[s].reads[load.input]);
+      if (stored == row_length_of_.end()) continue;
+      const int64_t owner_length = stored->second;
       checked_ += rows_ * length_[s] * extent;
       if (checked_ > kMaxCheckedIndices) return false;
       for (int64_t row = 0; row < rows_; ++row) {
@@ -137,7 +145,8 @@ class RowChecker {
   const std::vector<PlannedOp::Stage>& stages_;
   const int64_t rows_;
   std::vector<int64_t> length_;
-  absl::flat_hash_map<int, int> writer_;  // Buffer -> stage.
+  // Buffers stored in the kernel so far -> their elements per row.
+  absl::flat_hash_map<int, int64_t> row_length_of_;
   int64_t checked_ = 0;
 };
 
@@ -194,9 +203,92 @@ bool TryFuse(ExecutionPlan& plan, OpGraph::Edges& edges, int a, int b) {
   return true;
 }
 
+// An emitted f32 gemm without batch whose blocks each cover whole rows.
+bool TakesRowEpilogue(const PlannedOp& op, const GemmEmission& emission) {
+  const GemmConfig& gemm = op.gemm;
+  return op.kind == PlannedOp::Kind::kGemm && op.program == nullptr &&
+         op.stages.empty() && op.reads.size() == 2 && gemm.beta == 0.0f &&
+         gemm.batch == 1 && gemm.type == se::blas::DataType::kF32 &&
+         UsesEmittedGemmKernel(gemm, emission) &&
+         ChooseGemmTiling(gemm).tile_n() >= gemm.n;
+}
+
+// The old value of what `b` overwrites: the parameter itself for a result
+// written in place, else `b`.
+int OverwrittenBuffer(const ExecutionPlan& plan, int b) {
+  const LogicalBuffer& written = plan.buffers[b];
+  if (written.placement != LogicalBuffer::Placement::kParameter) return b;
+  for (const LogicalBuffer& buffer : plan.buffers) {
+    if (buffer.instruction != nullptr &&
+        buffer.instruction->opcode() == HloOpcode::kParameter &&
+        buffer.instruction->parameter_number() == written.number) {
+      return buffer.id;
+    }
+  }
+  return b;
+}
+
+// Runs row-form op `r` as the epilogue of gemm `g`, whose product it reads,
+// when legal.
+bool TryFuseIntoGemm(ExecutionPlan& plan, OpGraph::Edges& edges, int g,
+                     int r) {
+  const PlannedOp& gemm = plan.ops[g];
+  std::optional<RowForm> rows = AsRows(plan.ops[r]);
+  if (!rows.has_value() || (rows->rows != 0 && rows->rows != gemm.gemm.m)) {
+    return false;
+  }
+  if (OpGraph(plan.ops, edges).ReachesIndirectly(g, r)) return false;
+  const int product = gemm.writes[0];
+  // Other blocks read the operands until they finish.
+  for (const PlannedOp::Stage& stage : rows->stages) {
+    for (int b : stage.writes) {
+      int old_value = OverwrittenBuffer(plan, b);
+      for (int operand : {b, old_value}) {
+        if (operand == gemm.reads[0] || operand == gemm.reads[1]) return false;
+      }
+    }
+  }
+  if (!RowChecker(plan, rows->stages, gemm.gemm.m, {{product, gemm.gemm.n}})
+           .Valid()) {
+    return false;
+  }
+  PlannedOp fused = RowKernel(gemm, plan.ops[r], rows->stages, gemm.gemm.m);
+  fused.kind = PlannedOp::Kind::kGemm;
+  fused.name = absl::StrCat(gemm.name, "+", plan.ops[r].name);
+  fused.gemm = gemm.gemm;
+  std::vector<int> reads = {gemm.reads[0], gemm.reads[1]};
+  for (int b : fused.reads) {
+    if (b != product) reads.push_back(b);
+  }
+  fused.reads = std::move(reads);
+  fused.writes.insert(fused.writes.begin(), product);
+  VLOG(5) << "gemm row epilogue " << fused.name;
+  int first = std::min(g, r), second = std::max(g, r);
+  plan.ops[first] = std::move(fused);
+  RemoveOp(plan.ops, edges, second, first);
+  return true;
+}
+
+int FuseGemmRowEpilogues(ExecutionPlan& plan, OpGraph::Edges& edges,
+                         const GemmEmission& emission) {
+  int fused = 0;
+  for (int g = 0; g < plan.ops.size(); ++g) {
+    if (!TakesRowEpilogue(plan.ops[g], emission)) continue;
+    for (int r : OpGraph(plan.ops, edges).ReadersOf(plan.ops[g].writes[0])) {
+      if (TryFuseIntoGemm(plan, edges, g, r)) {
+        ++fused;
+        if (r < g) --g;
+        break;
+      }
+    }
+  }
+  return fused;
+}
+
 }  // namespace
 
-absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges) {
+absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges,
+                      const GemmEmission& emission) {
   int fused = 0;
   for (bool changed = true; changed;) {
     changed = false;
@@ -211,7 +303,9 @@ absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges) {
     }
     fused += changed;
   }
-  VLOG(1) << "row fusion: " << fused << " kernels merged into row kernels";
+  const int epilogues = FuseGemmRowEpilogues(*plan, *edges, emission);
+  VLOG(1) << "row fusion: " << fused << " kernels merged into row kernels, "
+          << epilogues << " row kernels run by their gemms";
   return absl::OkStatus();
 }
 
