@@ -30,6 +30,9 @@ constexpr ModeSpec kModes[] = {
     {"graphs", BatchMode::kMoving},
     {"cached_copy", BatchMode::kMoving},
     {"cached_staged", BatchMode::kStaged},
+    // The batch the peers train on: the same buffers every step, so no
+    // loader copy and no address to stabilize.
+    {"cached_fixed", BatchMode::kFixed},
 };
 
 DebugOptions OptionsFor(const std::string& mode, DebugOptions options) {
@@ -37,7 +40,8 @@ DebugOptions OptionsFor(const std::string& mode, DebugOptions options) {
   bool cached = absl::StartsWith(mode, "cached_");
   options.set_xla_gpu_command_buffer_use_cached_allocs(cached);
   options.set_xla_gpu_command_buffer_parameter_stabilization(
-      mode == "cached_copy"     ? DebugOptions::PARAMETER_STABILIZATION_COPY
+      mode == "cached_copy" || mode == "cached_fixed"
+          ? DebugOptions::PARAMETER_STABILIZATION_COPY
       : mode == "cached_staged" ? DebugOptions::PARAMETER_STABILIZATION_STAGED
                                 : DebugOptions::PARAMETER_STABILIZATION_NONE);
   return options;

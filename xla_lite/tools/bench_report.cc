@@ -166,6 +166,13 @@ absl::Status CheckSteadyState(const BenchResult& result) {
             "%g records, %g updates, %g re-traces per step",
             where, c.records(), c.updates(), c.traces()));
       }
+      if (IsCached(mode.mode()) && mode.batch() == "fixed" &&
+          c.parameter_copies() != 0) {
+        violations.push_back(absl::StrFormat(
+            "%s: a batch that never moves must not be copied; got %g "
+            "parameter copies per step",
+            where, c.parameter_copies()));
+      }
       if (mode.mode() == "graphs" && mode.batch() == "moving" &&
           c.updates() < 1) {
         violations.push_back(absl::StrFormat(

@@ -35,13 +35,16 @@ import json, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
 r = json.load(open(d + "/bench.json"))
 modes = {m["mode"]: m for m in r["models"][0]["modes"]}
-assert set(modes) == {"op_by_op", "graphs", "cached_copy", "cached_staged"}, modes
+assert set(modes) == {"op_by_op", "graphs", "cached_copy", "cached_staged",
+                     "cached_fixed"}, modes
 for m in modes.values():
     assert m["median_us"] > 0 and len(m["step_us"]) == 5, m
 assert modes["cached_copy"]["steady"].get("updates", 0) == 0
 assert modes["graphs"]["steady"]["updates"] >= 1
+assert modes["cached_fixed"]["steady"].get("parameter_copies", 0) == 0
+assert modes["cached_copy"]["steady"]["parameter_copies"] > 0
 root = ET.parse(d + "/bench.svg").getroot()
-assert root.tag.endswith("svg") and len(root.findall(".//{*}polyline")) == 4
+assert root.tag.endswith("svg") and len(root.findall(".//{*}polyline")) == 5
 PY
 
 # A baseline nobody can meet: every median 1 ns.
