@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
@@ -153,6 +154,38 @@ TEST_P(RowFusionTest, RowsOfAnEmittedGemmsProductRunInTheGemm) {
   ASSERT_TRUE(executable.ok()) << executable.status();
   EXPECT_EQ(FlatThunks(**executable).size(), 1);
   EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kKernel), 1);
+}
+
+TEST_P(RowFusionTest, ShortGemmOfTheRowsResultsRunsInTheSameBlocks) {
+  // g = r w^T contracts over r's 12 columns: each block, owning its rows of
+  // r, computes those rows of g too. The product also feeds a result.
+  std::string hlo = absl::StrReplaceAll(
+      kDenseSoftmax,
+      {{"ROOT r = f32[24,12] divide(e, sb)",
+        "r = f32[24,12] divide(e, sb)\n"
+        "  g = f32[24,40] dot(r, w), lhs_contracting_dims={1}, "
+        "rhs_contracting_dims={1}\n"
+        "  ROOT t = (f32[24,12], f32[24,40]) tuple(r, g)"}});
+  DebugOptions emitted = OpByOpOptions();
+  emitted.set_xla_gpu_emitted_gemm_max_size(
+      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
+  ExpectMatchesEvaluator(hlo, 0, 1, emitted);
+  auto executable = Compile(hlo, emitted);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(FlatThunks(**executable).size(), 1);
+  // A gemm contracting over the rows needs every block's rows: it stays a
+  // kernel of its own.
+  std::string across_rows = absl::StrReplaceAll(
+      hlo, {{"g = f32[24,40] dot(r, w), lhs_contracting_dims={1}, "
+             "rhs_contracting_dims={1}",
+             "g = f32[12,40] dot(r, x), lhs_contracting_dims={0}, "
+             "rhs_contracting_dims={0}"},
+            {"tuple(r, g)", "tuple(r, g)"},
+            {"(f32[24,12], f32[24,40])", "(f32[24,12], f32[12,40])"}});
+  ExpectMatchesEvaluator(across_rows, 0, 1, emitted);
+  executable = Compile(across_rows, emitted);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(FlatThunks(**executable).size(), 2);
 }
 
 TEST_P(RowFusionTest, BlasGemmsLeaveTheRowKernelApart) {

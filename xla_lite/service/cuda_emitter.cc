@@ -677,6 +677,40 @@ std::vector<std::string> EpilogueParameters(
   return params;
 }
 
+// The element epilogue as a device function(i, product, all parameters).
+std::string ElementEpilogueFunction(const KernelProgram& program,
+                                    const KernelParameters& parameters,
+                                    const std::string& function) {
+  CHECK(program.kind() == KernelProgram::Kind::kLoop) << function;
+  Emitter emitter(program, parameters);
+  int value = -1;
+  for (int id = 0; id < program.ops().size(); ++id) {
+    if (program.op(id).kind == ExprKind::kReducedValue) value = id;
+  }
+  CHECK_GE(value, 0) << function << ": an epilogue reads the product";
+  GemmEpilogueSource unused;
+  std::vector<std::string> params = EpilogueParameters(parameters, {}, &unused);
+  params.insert(params.begin(),
+                absl::StrCat("idx_t i, float ", emitter.Name(value)));
+  std::vector<int> roots;
+  for (const KernelOutput& output : program.outputs()) {
+    CHECK_EQ(output.buffer.element_count, program.MaxOutputElements())
+        << function << ": every epilogue output covers the product";
+    roots.push_back(output.op);
+  }
+  std::string text = absl::StrCat("static __device__ __forceinline__ void ",
+                                  function, "(", absl::StrJoin(params, ", "),
+                                  ") {\n");
+  emitter.EmitOps(program.Closure(roots), "  ", &text);
+  for (int k = 0; k < program.outputs().size(); ++k) {
+    absl::StrAppend(&text, "  ",
+                    emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"),
+                    "\n");
+  }
+  absl::StrAppend(&text, "}\n");
+  return text;
+}
+
 GemmEpilogueSource EmitCudaGemmRowEpilogue(
     const std::vector<RowKernelStage>& stages, const std::string& function) {
   CHECK(!stages.empty()) << function;
@@ -699,7 +733,13 @@ GemmEpilogueSource EmitCudaGemmRowEpilogue(
       wide ? "typedef unsigned long long idx_t;\n" : "typedef unsigned int idx_t;\n",
       kPreamble, "\nstatic __device__ __forceinline__ void ", function, "(",
       absl::StrJoin(params, ", "), ") {\n");
+  std::vector<const RowKernelStage*> gemm_stages;
   for (const RowKernelStage& stage : stages) {
+    if (stage.gemm.has_value()) {
+      gemm_stages.push_back(&stage);
+      continue;
+    }
+    CHECK(gemm_stages.empty()) << function << ": gemm stages come last";
     Emitter emitter(*stage.program, stage.parameters);
     absl::StrAppend(&source.definitions,
                     stage.program->kind() == KernelProgram::Kind::kReduce
@@ -707,44 +747,61 @@ GemmEpilogueSource EmitCudaGemmRowEpilogue(
                         : emitter.LoopRow(stage.row_length));
   }
   absl::StrAppend(&source.definitions, "}\n");
+  if (gemm_stages.empty()) return source;
+  source.block_function = absl::StrCat(function, "_block");
+  std::string block = absl::StrCat(
+      "static __device__ __forceinline__ void ", source.block_function,
+      "(long long row0, int rows, int tid, ", absl::StrJoin(params.begin() + 1, params.end(), ", "),
+      ") {\n");
+  std::string call_arguments;
+  for (int p = 0; p < stages.back().parameters.count(); ++p) {
+    absl::StrAppend(&call_arguments, ", p", p);
+  }
+  for (int g = 0; g < gemm_stages.size(); ++g) {
+    const RowKernelStage& stage = *gemm_stages[g];
+    const GemmConfig& gemm = *stage.gemm;
+    CHECK(gemm.batch == 1 && gemm.type == se::blas::DataType::kF32 &&
+          gemm.beta == 0.0f)
+        << function << ": " << gemm.ToString();
+    const std::string element = absl::StrCat(function, "_gemm", g);
+    absl::StrAppend(&source.definitions,
+                    ElementEpilogueFunction(*stage.program, stage.parameters,
+                                            element));
+    const std::string lhs = absl::StrCat("p", stage.lhs_param);
+    const std::string rhs = absl::StrCat("p", stage.rhs_param);
+    // Each output sums its products in increasing k, one rounding each, as
+    // the emitted gemm does.
+    absl::StrAppend(
+        &block, "  for (int e = tid; e < rows * ", gemm.n,
+        "; e += blockDim.x * blockDim.y) {\n",
+        "    const long long r = row0 + e / ", gemm.n, ", c = e % ", gemm.n,
+        ";\n    if (r >= ", gemm.m, ") continue;\n    float acc = 0.0f;\n",
+        "    for (int k = 0; k < ", gemm.k, "; ++k) {\n      acc += ", lhs,
+        "[", gemm.transpose_lhs ? absl::StrCat("k * ", gemm.m, " + r")
+                                : absl::StrCat("r * ", gemm.k, " + k"),
+        "] * ", rhs, "[",
+        gemm.transpose_rhs ? absl::StrCat("c * ", gemm.k, " + k")
+                           : absl::StrCat("k * ", gemm.n, " + c"),
+        "];\n    }\n    ", element, "((idx_t)(r * ", gemm.n, " + c), ",
+        FloatLiteral(gemm.alpha), " * acc", call_arguments, ");\n  }\n");
+    if (g + 1 < gemm_stages.size()) absl::StrAppend(&block, "  __syncthreads();\n");
+  }
+  absl::StrAppend(&source.definitions, block, "}\n");
   return source;
 }
 
 GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
                                         const KernelParameters& parameters,
                                         const std::string& function) {
-  CHECK(program.kind() == KernelProgram::Kind::kLoop) << function;
-  Emitter emitter(program, parameters);
-  int value = -1;
-  for (int id = 0; id < program.ops().size(); ++id) {
-    if (program.op(id).kind == ExprKind::kReducedValue) value = id;
-  }
-  CHECK_GE(value, 0) << function << ": an epilogue reads the product";
   GemmEpilogueSource source;
-  std::vector<std::string> params = EpilogueParameters(
-      parameters, {"lhs", "rhs"}, &source);
-  params.insert(params.begin(), absl::StrCat("idx_t i, float ", emitter.Name(value)));
-  std::vector<int> roots;
-  for (const KernelOutput& output : program.outputs()) {
-    CHECK_EQ(output.buffer.element_count, program.MaxOutputElements())
-        << function << ": every epilogue output covers the product";
-    roots.push_back(output.op);
-  }
+  EpilogueParameters(parameters, {"lhs", "rhs"}, &source);
   source.function = function;
   source.definitions = absl::StrCat(
       "// Epilogue, from:\n// ",
       absl::StrJoin(absl::StrSplit(program.ToString(), '\n'), "\n// "), "\n",
       NeedsWideIndex(program) ? "typedef unsigned long long idx_t;\n"
                               : "typedef unsigned int idx_t;\n",
-      kPreamble, "\nstatic __device__ __forceinline__ void ", function, "(",
-      absl::StrJoin(params, ", "), ") {\n");
-  emitter.EmitOps(program.Closure(roots), "  ", &source.definitions);
-  for (int k = 0; k < program.outputs().size(); ++k) {
-    absl::StrAppend(&source.definitions, "  ",
-                    emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"),
-                    "\n");
-  }
-  absl::StrAppend(&source.definitions, "}\n");
+      kPreamble, "\n", ElementEpilogueFunction(program, parameters, function));
   return source;
 }
 

@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "stream_executor/device_address.h"  // The se alias.
 #include "stream_executor/launch_dim.h"
+#include "xla_lite/runtime/gemm_config.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
 #include "xla_lite/service/kernel_program.h"
 
@@ -41,6 +43,10 @@ struct RowKernelStage {
   std::shared_ptr<const KernelProgram> program;
   KernelParameters parameters;
   int64_t row_length = 1;  // Loop stages: elements per row.
+  // Gemm stages: the product of parameters lhs_param and rhs_param, handed
+  // element by element to `program` (an element epilogue).
+  std::optional<GemmConfig> gemm;
+  int lhs_param = -1, rhs_param = -1;
 };
 
 // A kernel with one thread per row in [0, rows) that runs each stage in

@@ -85,6 +85,13 @@ std::vector<RowKernelStage> RowStages(const std::vector<RowKernelPart>& parts,
     RowKernelStage stage;
     stage.program = part.program;
     stage.row_length = part.row_length;
+    if (part.gemm.has_value()) {
+      stage.gemm = part.gemm;
+      stage.lhs_param = ParameterFor(part.lhs, PrimitiveType::kF32, false,
+                                     shared, kernel.arguments);
+      stage.rhs_param = ParameterFor(part.rhs, PrimitiveType::kF32, false,
+                                     shared, kernel.arguments);
+    }
     for (int i = 0; i < part.inputs.size(); ++i) {
       stage.parameters.input_param.push_back(
           ParameterFor(part.inputs[i], program.inputs()[i].type, false, shared,
@@ -111,9 +118,24 @@ std::vector<RowKernelStage> RowStages(const std::vector<RowKernelPart>& parts,
 // Whole stages one after another compute what the rows do, since a stage
 // reads only what earlier stages (or the product) stored for its own row.
 absl::Status RunStagesOnHost(const std::vector<RowKernelStage>& stages,
-                             const se::KernelArgs& args) {
+                             const se::KernelArgs& args,
+                             const se::LaunchDimensions& dims) {
   for (const RowKernelStage& stage : stages) {
-    RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args));
+    if (!stage.gemm.has_value()) {
+      RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args));
+      continue;
+    }
+    // The whole product, then its element epilogue.
+    const GemmConfig& config = *stage.gemm;
+    std::vector<float> product(config.batch * config.m * config.n);
+    se::KernelArgs gemm_args;
+    gemm_args.AddAddress(args[stage.lhs_param].address());
+    gemm_args.AddAddress(args[stage.rhs_param].address());
+    gemm_args.AddAddress(se::DeviceAddressBase(
+        product.data(), product.size() * sizeof(float)));
+    RETURN_IF_ERROR(GemmHostKernel(config)(gemm_args, dims));
+    RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args,
+                                     product.data()));
   }
   return absl::OkStatus();
 }
@@ -130,8 +152,8 @@ EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
   VLOG(5) << kernel.spec.cuda_source;
   kernel.spec.host_fn = [stages = std::move(stages)](
                             const se::KernelArgs& args,
-                            const se::LaunchDimensions&) {
-    return RunStagesOnHost(stages, args);
+                            const se::LaunchDimensions& dims) {
+    return RunStagesOnHost(stages, args, dims);
   };
   return kernel;
 }
@@ -169,7 +191,7 @@ EmittedKernel EmitGemmWithRowEpilogue(const GemmConfig& config,
     se::KernelArgs gemm_args;
     for (int p = 0; p < 3; ++p) gemm_args.AddAddress(args[p].address());
     RETURN_IF_ERROR(gemm(gemm_args, dims));
-    return RunStagesOnHost(stages, args);
+    return RunStagesOnHost(stages, args, dims);
   };
   return kernel;
 }

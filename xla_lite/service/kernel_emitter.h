@@ -2,6 +2,7 @@
 #define XLA_LITE_SERVICE_KERNEL_EMITTER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct RowKernelPart {
   std::shared_ptr<const KernelProgram> program;
   std::vector<BufferAllocation::Slice> inputs, outputs;
   int64_t row_length = 1;
+  // Gemm stages (EmitGemmWithRowEpilogue only).
+  std::optional<GemmConfig> gemm;
+  BufferAllocation::Slice lhs, rhs;
 };
 
 // One kernel running `parts` for each of `rows` rows (EmitCudaRowKernel);

@@ -58,6 +58,8 @@ std::optional<RowForm> AsRows(const PlannedOp& op) {
 int64_t RowLength(const PlannedOp::Stage& stage, int64_t rows) {
   const int64_t elements = stage.program->MaxOutputElements();
   if (IsReduce(stage)) return elements == rows ? 1 : 0;
+  // A gemm stage spreads its rows over the whole block: any length will do.
+  if (stage.gemm.has_value()) return elements % rows == 0 ? elements / rows : 0;
   if (elements % rows != 0 || elements / rows > kMaxRowLength) return 0;
   return elements / rows;
 }
@@ -78,7 +80,9 @@ class RowChecker {
       if (length_.back() == 0) return false;
     }
     for (int s = 0; s < stages_.size(); ++s) {
-      if (!ReadsOwnRows(s) || !WritesAfterReads(s)) return false;
+      if (!GemmReadsOwnRows(s) || !ReadsOwnRows(s) || !WritesAfterReads(s)) {
+        return false;
+      }
       for (int b : stages_[s].writes) {
         if (row_length_of_.contains(b)) return false;  // Written twice.
         row_length_of_[b] = length_[s];
@@ -88,6 +92,17 @@ class RowChecker {
   }
 
  private:
+  // A gemm stage's lhs rows are the rows' own (when stored in the kernel),
+  // and its rhs is not stored in the kernel at all: every row reads all of it.
+  bool GemmReadsOwnRows(int s) const {
+    const PlannedOp::Stage& stage = stages_[s];
+    if (!stage.gemm.has_value()) return true;
+    if (row_length_of_.contains(stage.rhs)) return false;
+    auto lhs = row_length_of_.find(stage.lhs);
+    return lhs == row_length_of_.end() ||
+           (!stage.gemm->transpose_lhs && lhs->second == stage.gemm->k);
+  }
+
   // Every element stage `s` reads of an earlier stage's output was stored
   // by the same row's thread.
   bool ReadsOwnRows(int s) {
@@ -168,7 +183,12 @@ PlannedOp RowKernel(const PlannedOp& a, const PlannedOp& b,
     }
   }
   for (const PlannedOp::Stage& stage : stages) {
-    for (int r : stage.reads) {
+    std::vector<int> reads = stage.reads;
+    if (stage.gemm.has_value()) {
+      reads.push_back(stage.lhs);
+      reads.push_back(stage.rhs);
+    }
+    for (int r : reads) {
       bool internal = std::find(merged.writes.begin(), merged.writes.end(),
                                 r) != merged.writes.end();
       if (!internal && std::find(merged.reads.begin(), merged.reads.end(),
@@ -269,6 +289,102 @@ bool TryFuseIntoGemm(ExecutionPlan& plan, OpGraph::Edges& edges, int g,
   return true;
 }
 
+// The product stored as it is: an element epilogue of `elements`.
+std::shared_ptr<const KernelProgram> StoreProduct(int64_t elements) {
+  auto program = std::make_shared<KernelProgram>(KernelProgram::Kind::kLoop);
+  ExprOp product;
+  product.kind = ExprKind::kReducedValue;
+  product.type = PrimitiveType::kF32;
+  program->AddOutput({PrimitiveType::kF32, elements},
+                     program->Add(std::move(product)));
+  return program;
+}
+
+// Gemm `h`, which reads what gemm `g`'s row epilogue stores, as g's last
+// stage, when every row of h's product needs only the same row of what g
+// stored: the block that owns the rows computes h for them too.
+bool TryChainGemm(ExecutionPlan& plan, OpGraph::Edges& edges, int g, int h,
+                  const GemmEmission& emission) {
+  const PlannedOp& first = plan.ops[g];
+  const PlannedOp& next = plan.ops[h];
+  const GemmConfig& config = next.gemm;
+  if (next.kind != PlannedOp::Kind::kGemm || !next.stages.empty() ||
+      config.beta != 0.0f || config.batch != 1 ||
+      config.type != se::blas::DataType::kF32 ||
+      !UsesEmittedGemmKernel(config, emission) || config.m != first.gemm.m ||
+      config.k > kMaxRowLength) {
+    return false;
+  }
+  if (OpGraph(plan.ops, edges).ReachesIndirectly(g, h)) return false;
+  PlannedOp::Stage stage;
+  stage.gemm = config;
+  stage.lhs = next.reads[0];
+  stage.rhs = next.reads[1];
+  if (next.program != nullptr) {
+    stage.program = next.program;
+    stage.reads.assign(next.reads.begin() + 2, next.reads.end());
+  } else {
+    stage.program = StoreProduct(config.m * config.n);
+  }
+  stage.writes = next.writes;
+  for (int b : stage.writes) {
+    int old_value = OverwrittenBuffer(plan, b);
+    for (int operand : {b, old_value}) {
+      if (operand == first.reads[0] || operand == first.reads[1]) return false;
+    }
+  }
+  std::vector<PlannedOp::Stage> stages = first.stages;
+  stages.push_back(std::move(stage));
+  if (!RowChecker(plan, stages, config.m, {{first.writes[0], first.gemm.n}})
+           .Valid()) {
+    return false;
+  }
+  PlannedOp fused = first;
+  fused.name = absl::StrCat(first.name, "+", next.name);
+  for (int b : next.writes) fused.writes.push_back(b);
+  std::vector<int> external = stages.back().reads;
+  external.push_back(stages.back().lhs);
+  external.push_back(stages.back().rhs);
+  for (int b : external) {
+    if (std::find(fused.writes.begin(), fused.writes.end(), b) ==
+            fused.writes.end() &&
+        std::find(fused.reads.begin(), fused.reads.end(), b) ==
+            fused.reads.end()) {
+      fused.reads.push_back(b);
+    }
+  }
+  fused.stages = std::move(stages);
+  VLOG(5) << "gemm chained into a row epilogue: " << fused.name;
+  int low = std::min(g, h), high = std::max(g, h);
+  plan.ops[low] = std::move(fused);
+  RemoveOp(plan.ops, edges, high, low);
+  return true;
+}
+
+int ChainGemms(ExecutionPlan& plan, OpGraph::Edges& edges,
+               const GemmEmission& emission) {
+  int chained = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int g = 0; g < plan.ops.size() && !changed; ++g) {
+      const PlannedOp& op = plan.ops[g];
+      if (op.kind != PlannedOp::Kind::kGemm || op.stages.empty()) continue;
+      OpGraph graph(plan.ops, edges);
+      for (int b : op.writes) {
+        for (int h : graph.ReadersOf(b)) {
+          if (h != g && TryChainGemm(plan, edges, g, h, emission)) {
+            changed = true;
+            break;
+          }
+        }
+        if (changed) break;
+      }
+    }
+    chained += changed;
+  }
+  return chained;
+}
+
 int FuseGemmRowEpilogues(ExecutionPlan& plan, OpGraph::Edges& edges,
                          const GemmEmission& emission) {
   int fused = 0;
@@ -304,8 +420,10 @@ absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges,
     fused += changed;
   }
   const int epilogues = FuseGemmRowEpilogues(*plan, *edges, emission);
+  const int chained = ChainGemms(*plan, *edges, emission);
   VLOG(1) << "row fusion: " << fused << " kernels merged into row kernels, "
-          << epilogues << " row kernels run by their gemms";
+          << epilogues << " row kernels run by their gemms, " << chained
+          << " gemms chained after them";
   return absl::OkStatus();
 }
 

@@ -51,6 +51,11 @@ std::vector<RowKernelPart> RowParts(const PlannedOp& op,
     part.inputs = SlicesOf(stage.reads, assignment);
     part.outputs = SlicesOf(stage.writes, assignment);
     part.row_length = stage.program->MaxOutputElements() / op.rows;
+    if (stage.gemm.has_value()) {
+      part.gemm = stage.gemm;
+      part.lhs = assignment.slices[stage.lhs];
+      part.rhs = assignment.slices[stage.rhs];
+    }
     parts.push_back(std::move(part));
   }
   return parts;

@@ -263,7 +263,13 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                      "      __syncthreads();\n"
                      "      if (tid < kTileM && row0 + tid < kM) {\n        ",
                      epilogue->function, "(row0 + tid", epilogue->arguments,
-                     ");\n      }\n      __syncthreads();")
+                     ");\n      }\n      __syncthreads();",
+                     epilogue->block_function.empty()
+                         ? ""
+                         : absl::StrCat(
+                               "\n      ", epilogue->block_function,
+                               "(row0, kTileM, tid", epilogue->arguments,
+                               ");\n      __syncthreads();"))
                : ""},
       });
 }

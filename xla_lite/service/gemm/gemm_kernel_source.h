@@ -29,6 +29,10 @@ struct GemmEpilogueSource {
   std::string parameters;  // Appended to the kernel's (lhs, rhs), ", ..." each.
   std::string arguments;   // Appended to the call, ", ..." each.
   bool after_store = false;
+  // With after_store, and not empty: then called by every thread of the
+  // block, after a barrier, as block_function(row0, rows, tid, <arguments>)
+  // for the tile's first row and row count.
+  std::string block_function;
 };
 
 // Portable CUDA C (NVRTC and hiprtc both compile it) for
