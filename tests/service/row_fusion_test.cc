@@ -6,10 +6,8 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
-#include "xla_lite/debug_options_flags.h"
 #include "xla_lite/runtime/gpu_executable.h"
 
 namespace xla_lite::testing {
@@ -110,90 +108,6 @@ ENTRY main {
   ROOT r = (f32[24,12], f32[12]) tuple(n, c)
 })";
   EXPECT_EQ(KernelsOf(kHlo), 2);
-}
-
-// A dense layer into a softmax over its 12 outputs per row.
-constexpr char kDenseSoftmax[] = R"(
-HloModule dense_softmax
-
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-
-ENTRY main {
-  x = f32[24,40] parameter(0)
-  w = f32[40,12] parameter(1)
-  l = f32[24,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ninf = f32[] constant(-inf)
-  zero = f32[] constant(0)
-  m = f32[24] reduce(l, ninf), dimensions={1}, to_apply=max
-  mb = f32[24,12] broadcast(m), dimensions={0}
-  d = f32[24,12] subtract(l, mb)
-  e = f32[24,12] exponential(d)
-  s = f32[24] reduce(e, zero), dimensions={1}, to_apply=add
-  sb = f32[24,12] broadcast(s), dimensions={0}
-  ROOT r = f32[24,12] divide(e, sb)
-})";
-
-TEST_P(RowFusionTest, RowsOfAnEmittedGemmsProductRunInTheGemm) {
-  // Every block of the 24x12 product covers whole rows: the gemm stores its
-  // tile, then runs the softmax for the tile's rows.
-  DebugOptions emitted = OpByOpOptions();
-  emitted.set_xla_gpu_emitted_gemm_max_size(
-      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
-  ExpectMatchesEvaluator(kDenseSoftmax, 0, 1, emitted);
-  auto executable = Compile(kDenseSoftmax, emitted);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(FlatThunks(**executable).size(), 1);
-  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kKernel), 1);
-}
-
-TEST_P(RowFusionTest, ShortGemmOfTheRowsResultsRunsInTheSameBlocks) {
-  // g = r w^T contracts over r's 12 columns: each block, owning its rows of
-  // r, computes those rows of g too. The product also feeds a result.
-  std::string hlo = absl::StrReplaceAll(
-      kDenseSoftmax,
-      {{"ROOT r = f32[24,12] divide(e, sb)",
-        "r = f32[24,12] divide(e, sb)\n"
-        "  g = f32[24,40] dot(r, w), lhs_contracting_dims={1}, "
-        "rhs_contracting_dims={1}\n"
-        "  ROOT t = (f32[24,12], f32[24,40]) tuple(r, g)"}});
-  DebugOptions emitted = OpByOpOptions();
-  emitted.set_xla_gpu_emitted_gemm_max_size(
-      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
-  ExpectMatchesEvaluator(hlo, 0, 1, emitted);
-  auto executable = Compile(hlo, emitted);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(FlatThunks(**executable).size(), 1);
-  // A gemm contracting over the rows needs every block's rows: it stays a
-  // kernel of its own.
-  std::string across_rows = absl::StrReplaceAll(
-      hlo, {{"g = f32[24,40] dot(r, w), lhs_contracting_dims={1}, "
-             "rhs_contracting_dims={1}",
-             "g = f32[12,40] dot(r, x), lhs_contracting_dims={0}, "
-             "rhs_contracting_dims={0}"},
-            {"tuple(r, g)", "tuple(r, g)"},
-            {"(f32[24,12], f32[24,40])", "(f32[24,12], f32[12,40])"}});
-  ExpectMatchesEvaluator(across_rows, 0, 1, emitted);
-  executable = Compile(across_rows, emitted);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(FlatThunks(**executable).size(), 2);
-}
-
-TEST_P(RowFusionTest, BlasGemmsLeaveTheRowKernelApart) {
-  ExpectMatchesEvaluator(kDenseSoftmax, 0, 1);
-  auto executable = Compile(kDenseSoftmax);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kGemm), 1);
-  EXPECT_EQ(CountThunks(**executable, Thunk::Kind::kKernel), 1);
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(RowFusionTest);

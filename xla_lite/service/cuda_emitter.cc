@@ -655,32 +655,9 @@ se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows) {
       static_cast<uint32_t>(threads));
 }
 
-// The epilogue function's parameters (all of the kernel's), and in `source`
-// what the kernel adds to its own: the gemm's leading ones (`gemm_names`)
-// are already kernel parameters under those names.
-std::vector<std::string> EpilogueParameters(
-    const KernelParameters& parameters,
-    const std::vector<std::string>& gemm_names, GemmEpilogueSource* source) {
-  std::vector<std::string> params;
-  for (int p = 0; p < parameters.count(); ++p) {
-    std::string param = absl::StrCat(parameters.written[p] ? "" : "const ",
-                                     StorageType(parameters.types[p]),
-                                     "* __restrict__ p", p);
-    params.push_back(param);
-    if (p < gemm_names.size()) {
-      absl::StrAppend(&source->arguments, ", ", gemm_names[p]);
-      continue;
-    }
-    absl::StrAppend(&source->parameters, ", ", param);
-    absl::StrAppend(&source->arguments, ", p", p);
-  }
-  return params;
-}
-
-// The element epilogue as a device function(i, product, all parameters).
-std::string ElementEpilogueFunction(const KernelProgram& program,
-                                    const KernelParameters& parameters,
-                                    const std::string& function) {
+GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
+                                        const KernelParameters& parameters,
+                                        const std::string& function) {
   CHECK(program.kind() == KernelProgram::Kind::kLoop) << function;
   Emitter emitter(program, parameters);
   int value = -1;
@@ -688,120 +665,43 @@ std::string ElementEpilogueFunction(const KernelProgram& program,
     if (program.op(id).kind == ExprKind::kReducedValue) value = id;
   }
   CHECK_GE(value, 0) << function << ": an epilogue reads the product";
-  GemmEpilogueSource unused;
-  std::vector<std::string> params = EpilogueParameters(parameters, {}, &unused);
-  params.insert(params.begin(),
-                absl::StrCat("idx_t i, float ", emitter.Name(value)));
+  std::vector<std::string> params = {
+      absl::StrCat("idx_t i, float ", emitter.Name(value))};
+  GemmEpilogueSource source;
+  for (int p = 0; p < parameters.count(); ++p) {
+    std::string param = absl::StrCat(parameters.written[p] ? "" : "const ",
+                                     StorageType(parameters.types[p]),
+                                     "* __restrict__ p", p);
+    params.push_back(param);
+    // The gemm's own operands come first: the kernel names them.
+    if (p == 0 || p == 1) {
+      absl::StrAppend(&source.arguments, p == 0 ? ", lhs" : ", rhs");
+      continue;
+    }
+    absl::StrAppend(&source.parameters, ", ", param);
+    absl::StrAppend(&source.arguments, ", p", p);
+  }
   std::vector<int> roots;
   for (const KernelOutput& output : program.outputs()) {
     CHECK_EQ(output.buffer.element_count, program.MaxOutputElements())
         << function << ": every epilogue output covers the product";
     roots.push_back(output.op);
   }
-  std::string text = absl::StrCat("static __device__ __forceinline__ void ",
-                                  function, "(", absl::StrJoin(params, ", "),
-                                  ") {\n");
-  emitter.EmitOps(program.Closure(roots), "  ", &text);
-  for (int k = 0; k < program.outputs().size(); ++k) {
-    absl::StrAppend(&text, "  ",
-                    emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"),
-                    "\n");
-  }
-  absl::StrAppend(&text, "}\n");
-  return text;
-}
-
-GemmEpilogueSource EmitCudaGemmRowEpilogue(
-    const std::vector<RowKernelStage>& stages, const std::string& function) {
-  CHECK(!stages.empty()) << function;
-  GemmEpilogueSource source;
-  source.after_store = true;
-  std::vector<std::string> params = EpilogueParameters(
-      stages.back().parameters, {"lhs", "rhs", "out"}, &source);
-  params.insert(params.begin(), "idx_t row");
-  std::string header = "// Row epilogue, stages:";
-  bool wide = false;
-  for (const RowKernelStage& stage : stages) {
-    absl::StrAppend(&header, "\n// ",
-                    absl::StrJoin(absl::StrSplit(stage.program->ToString(), '\n'),
-                                  "\n// "));
-    wide = wide || NeedsWideIndex(*stage.program);
-  }
-  source.function = function;
-  source.definitions = absl::StrCat(
-      header, "\n",
-      wide ? "typedef unsigned long long idx_t;\n" : "typedef unsigned int idx_t;\n",
-      kPreamble, "\nstatic __device__ __forceinline__ void ", function, "(",
-      absl::StrJoin(params, ", "), ") {\n");
-  std::vector<const RowKernelStage*> gemm_stages;
-  for (const RowKernelStage& stage : stages) {
-    if (stage.gemm.has_value()) {
-      gemm_stages.push_back(&stage);
-      continue;
-    }
-    CHECK(gemm_stages.empty()) << function << ": gemm stages come last";
-    Emitter emitter(*stage.program, stage.parameters);
-    absl::StrAppend(&source.definitions,
-                    stage.program->kind() == KernelProgram::Kind::kReduce
-                        ? emitter.ReduceRow()
-                        : emitter.LoopRow(stage.row_length));
-  }
-  absl::StrAppend(&source.definitions, "}\n");
-  if (gemm_stages.empty()) return source;
-  source.block_function = absl::StrCat(function, "_block");
-  std::string block = absl::StrCat(
-      "static __device__ __forceinline__ void ", source.block_function,
-      "(long long row0, int rows, int tid, ", absl::StrJoin(params.begin() + 1, params.end(), ", "),
-      ") {\n");
-  std::string call_arguments;
-  for (int p = 0; p < stages.back().parameters.count(); ++p) {
-    absl::StrAppend(&call_arguments, ", p", p);
-  }
-  for (int g = 0; g < gemm_stages.size(); ++g) {
-    const RowKernelStage& stage = *gemm_stages[g];
-    const GemmConfig& gemm = *stage.gemm;
-    CHECK(gemm.batch == 1 && gemm.type == se::blas::DataType::kF32 &&
-          gemm.beta == 0.0f)
-        << function << ": " << gemm.ToString();
-    const std::string element = absl::StrCat(function, "_gemm", g);
-    absl::StrAppend(&source.definitions,
-                    ElementEpilogueFunction(*stage.program, stage.parameters,
-                                            element));
-    const std::string lhs = absl::StrCat("p", stage.lhs_param);
-    const std::string rhs = absl::StrCat("p", stage.rhs_param);
-    // Each output sums its products in increasing k, one rounding each, as
-    // the emitted gemm does.
-    absl::StrAppend(
-        &block, "  for (int e = tid; e < rows * ", gemm.n,
-        "; e += blockDim.x * blockDim.y) {\n",
-        "    const long long r = row0 + e / ", gemm.n, ", c = e % ", gemm.n,
-        ";\n    if (r >= ", gemm.m, ") continue;\n    float acc = 0.0f;\n",
-        "    for (int k = 0; k < ", gemm.k, "; ++k) {\n      acc += ", lhs,
-        "[", gemm.transpose_lhs ? absl::StrCat("k * ", gemm.m, " + r")
-                                : absl::StrCat("r * ", gemm.k, " + k"),
-        "] * ", rhs, "[",
-        gemm.transpose_rhs ? absl::StrCat("c * ", gemm.k, " + k")
-                           : absl::StrCat("k * ", gemm.n, " + c"),
-        "];\n    }\n    ", element, "((idx_t)(r * ", gemm.n, " + c), ",
-        FloatLiteral(gemm.alpha), " * acc", call_arguments, ");\n  }\n");
-    if (g + 1 < gemm_stages.size()) absl::StrAppend(&block, "  __syncthreads();\n");
-  }
-  absl::StrAppend(&source.definitions, block, "}\n");
-  return source;
-}
-
-GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
-                                        const KernelParameters& parameters,
-                                        const std::string& function) {
-  GemmEpilogueSource source;
-  EpilogueParameters(parameters, {"lhs", "rhs"}, &source);
   source.function = function;
   source.definitions = absl::StrCat(
       "// Epilogue, from:\n// ",
       absl::StrJoin(absl::StrSplit(program.ToString(), '\n'), "\n// "), "\n",
       NeedsWideIndex(program) ? "typedef unsigned long long idx_t;\n"
                               : "typedef unsigned int idx_t;\n",
-      kPreamble, "\n", ElementEpilogueFunction(program, parameters, function));
+      kPreamble, "\nstatic __device__ __forceinline__ void ", function, "(",
+      absl::StrJoin(params, ", "), ") {\n");
+  emitter.EmitOps(program.Closure(roots), "  ", &source.definitions);
+  for (int k = 0; k < program.outputs().size(); ++k) {
+    absl::StrAppend(&source.definitions, "  ",
+                    emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"),
+                    "\n");
+  }
+  absl::StrAppend(&source.definitions, "}\n");
   return source;
 }
 

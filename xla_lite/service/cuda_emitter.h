@@ -3,13 +3,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "stream_executor/device_address.h"  // The se alias.
 #include "stream_executor/launch_dim.h"
-#include "xla_lite/runtime/gemm_config.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
 #include "xla_lite/service/kernel_program.h"
 
@@ -43,10 +41,6 @@ struct RowKernelStage {
   std::shared_ptr<const KernelProgram> program;
   KernelParameters parameters;
   int64_t row_length = 1;  // Loop stages: elements per row.
-  // Gemm stages: the product of parameters lhs_param and rhs_param, handed
-  // element by element to `program` (an element epilogue).
-  std::optional<GemmConfig> gemm;
-  int lhs_param = -1, rhs_param = -1;
 };
 
 // A kernel with one thread per row in [0, rows) that runs each stage in
@@ -56,13 +50,6 @@ struct RowKernelStage {
 std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
                               int64_t rows, const std::string& name);
 se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows);
-
-// The device function a gemm kernel whose blocks each cover whole rows of
-// the output calls, once per row of its tile, after storing the tile
-// (GemmEpilogueSource::after_store): the row kernel `stages` for that row.
-// Parameters 0, 1 and 2 are the gemm's lhs, rhs and out.
-GemmEpilogueSource EmitCudaGemmRowEpilogue(
-    const std::vector<RowKernelStage>& stages, const std::string& function);
 
 // The device function a gemm kernel calls with each product element
 // (GemmKernelSource) to run `program`, a loop program over the gemm's

@@ -67,7 +67,7 @@ class PlanBuilder {
         &plan_, &edges_,
         [this](const HloInstruction* i) { return fusion_.IsMaterialized(i); },
         buffer_of_, emission_));
-    RETURN_IF_ERROR(FuseRows(&plan_, &edges_, emission_));
+    RETURN_IF_ERROR(FuseRows(&plan_, &edges_));
     RETURN_IF_ERROR(Order());
     return std::move(plan_);
   }

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,11 +51,6 @@ struct PlannedOp {
   struct Stage {
     std::shared_ptr<const KernelProgram> program;
     std::vector<int> reads, writes;  // Program inputs, outputs.
-    // A gemm stage (only after a gemm's row stages, see row_fusion.h): the
-    // block computes this product for its rows from buffers `lhs` and
-    // `rhs`, and `program` is its element epilogue.
-    std::optional<GemmConfig> gemm;
-    int lhs = -1, rhs = -1;
   };
 
   Kind kind = Kind::kLoopKernel;

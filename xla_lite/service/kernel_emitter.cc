@@ -70,13 +70,10 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
   return kernel;
 }
 
-namespace {
-
-// The parts as stages over `kernel`'s parameters, which they extend.
-std::vector<RowKernelStage> RowStages(const std::vector<RowKernelPart>& parts,
-                                      const std::string& name,
-                                      KernelParameters& shared,
-                                      EmittedKernel& kernel) {
+EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
+                            int64_t rows, const std::string& name) {
+  EmittedKernel kernel;
+  KernelParameters shared;
   std::vector<RowKernelStage> stages;
   for (const RowKernelPart& part : parts) {
     const KernelProgram& program = *part.program;
@@ -85,13 +82,6 @@ std::vector<RowKernelStage> RowStages(const std::vector<RowKernelPart>& parts,
     RowKernelStage stage;
     stage.program = part.program;
     stage.row_length = part.row_length;
-    if (part.gemm.has_value()) {
-      stage.gemm = part.gemm;
-      stage.lhs_param = ParameterFor(part.lhs, PrimitiveType::kF32, false,
-                                     shared, kernel.arguments);
-      stage.rhs_param = ParameterFor(part.rhs, PrimitiveType::kF32, false,
-                                     shared, kernel.arguments);
-    }
     for (int i = 0; i < part.inputs.size(); ++i) {
       stage.parameters.input_param.push_back(
           ParameterFor(part.inputs[i], program.inputs()[i].type, false, shared,
@@ -109,89 +99,21 @@ std::vector<RowKernelStage> RowStages(const std::vector<RowKernelPart>& parts,
     stage.parameters.written = shared.written;
   }
   kernel.written = shared.written;
+  kernel.launch_dimensions = RowKernelLaunchDimensions(rows);
   kernel.spec.name = name;
   kernel.spec.arity = shared.count();
-  kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
-  return stages;
-}
-
-// Whole stages one after another compute what the rows do, since a stage
-// reads only what earlier stages (or the product) stored for its own row.
-absl::Status RunStagesOnHost(const std::vector<RowKernelStage>& stages,
-                             const se::KernelArgs& args,
-                             const se::LaunchDimensions& dims) {
-  for (const RowKernelStage& stage : stages) {
-    if (!stage.gemm.has_value()) {
-      RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args));
-      continue;
-    }
-    // The whole product, then its element epilogue.
-    const GemmConfig& config = *stage.gemm;
-    std::vector<float> product(config.batch * config.m * config.n);
-    se::KernelArgs gemm_args;
-    gemm_args.AddAddress(args[stage.lhs_param].address());
-    gemm_args.AddAddress(args[stage.rhs_param].address());
-    gemm_args.AddAddress(se::DeviceAddressBase(
-        product.data(), product.size() * sizeof(float)));
-    RETURN_IF_ERROR(GemmHostKernel(config)(gemm_args, dims));
-    RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args,
-                                     product.data()));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
-                            int64_t rows, const std::string& name) {
-  EmittedKernel kernel;
-  KernelParameters shared;
-  std::vector<RowKernelStage> stages = RowStages(parts, name, shared, kernel);
-  kernel.launch_dimensions = RowKernelLaunchDimensions(rows);
+  kernel.spec.waits_for_producers = true;
   kernel.spec.cuda_source = EmitCudaRowKernel(stages, rows, name);
   VLOG(5) << kernel.spec.cuda_source;
+  // Whole stages one after another compute what the rows do, since a stage
+  // reads only what earlier stages stored for its own row.
   kernel.spec.host_fn = [stages = std::move(stages)](
                             const se::KernelArgs& args,
-                            const se::LaunchDimensions& dims) {
-    return RunStagesOnHost(stages, args, dims);
-  };
-  return kernel;
-}
-
-EmittedKernel EmitGemmWithRowEpilogue(const GemmConfig& config,
-                                      const std::vector<RowKernelPart>& parts,
-                                      const BufferAllocation::Slice& lhs,
-                                      const BufferAllocation::Slice& rhs,
-                                      const BufferAllocation::Slice& out,
-                                      const std::string& name) {
-  EmittedKernel kernel;
-  KernelParameters shared;
-  // lhs, rhs and out are parameters 0, 1 and 2, as the gemm names them.
-  for (const BufferAllocation::Slice& operand : {lhs, rhs, out}) {
-    kernel.arguments.push_back(operand);
-    shared.types.push_back(PrimitiveType::kF32);
-    shared.written.push_back(kernel.arguments.size() == 3);
-  }
-  std::vector<RowKernelStage> stages = RowStages(parts, name, shared, kernel);
-  for (int p = 0; p < kernel.arguments.size(); ++p) {
-    CHECK(!shared.written[p] ||
-          !(kernel.arguments[p] == lhs || kernel.arguments[p] == rhs))
-        << name << ": a row epilogue may not overwrite the gemm's operands";
-  }
-  GemmTiling tiling = ChooseGemmTiling(config);
-  GemmEpilogueSource source =
-      EmitCudaGemmRowEpilogue(stages, absl::StrCat(name, "_rows"));
-  kernel.launch_dimensions = GemmLaunchDimensionsFor(config, tiling);
-  kernel.spec.cuda_source = GemmKernelSource(config, tiling, name, &source);
-  VLOG(5) << kernel.spec.cuda_source;
-  se::HostKernelFn gemm = GemmHostKernel(config);
-  kernel.spec.host_fn = [gemm, stages = std::move(stages)](
-                            const se::KernelArgs& args,
-                            const se::LaunchDimensions& dims) -> absl::Status {
-    se::KernelArgs gemm_args;
-    for (int p = 0; p < 3; ++p) gemm_args.AddAddress(args[p].address());
-    RETURN_IF_ERROR(gemm(gemm_args, dims));
-    return RunStagesOnHost(stages, args, dims);
+                            const se::LaunchDimensions&) -> absl::Status {
+    for (const RowKernelStage& stage : stages) {
+      RETURN_IF_ERROR(RunProgramOnHost(*stage.program, stage.parameters, args));
+    }
+    return absl::OkStatus();
   };
   return kernel;
 }

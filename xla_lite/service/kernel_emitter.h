@@ -2,7 +2,6 @@
 #define XLA_LITE_SERVICE_KERNEL_EMITTER_H_
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,26 +49,12 @@ struct RowKernelPart {
   std::shared_ptr<const KernelProgram> program;
   std::vector<BufferAllocation::Slice> inputs, outputs;
   int64_t row_length = 1;
-  // Gemm stages (EmitGemmWithRowEpilogue only).
-  std::optional<GemmConfig> gemm;
-  BufferAllocation::Slice lhs, rhs;
 };
 
 // One kernel running `parts` for each of `rows` rows (EmitCudaRowKernel);
 // on the host, each part's program over all rows in turn.
 EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
                             int64_t rows, const std::string& name);
-
-// An emitted gemm (lhs, rhs, out as EmitGemmKernel) whose blocks each
-// cover whole rows of the output, and which then runs the row kernel
-// `parts` for the rows of its tile (EmitCudaGemmRowEpilogue); the parts
-// may read `out`. f32, beta = 0, no batch; no part may write lhs or rhs.
-EmittedKernel EmitGemmWithRowEpilogue(const GemmConfig& config,
-                                      const std::vector<RowKernelPart>& parts,
-                                      const BufferAllocation::Slice& lhs,
-                                      const BufferAllocation::Slice& rhs,
-                                      const BufferAllocation::Slice& out,
-                                      const std::string& name);
 
 // `text` made into a C identifier.
 std::string KernelName(const std::string& text, int64_t unique_id);

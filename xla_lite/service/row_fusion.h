@@ -3,7 +3,6 @@
 
 #include "absl/status/status.h"
 #include "xla_lite/service/execution_plan.h"
-#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/op_graph.h"
 
 namespace xla_lite::gpu {
@@ -21,14 +20,7 @@ namespace xla_lite::gpu {
 // A merge is kept only when it closes no dependency cycle (with `edges`,
 // which it renumbers), no stage writes what an earlier stage read, and no
 // stage overwrites a parameter in place that another stage reads.
-//
-// Then a row kernel whose rows are those of an emitted gemm's product
-// (`emission`), with every block of the gemm covering whole rows, runs
-// inside the gemm: each block stores its tile and its first threads run
-// the stages for the tile's rows, reading the product where it was just
-// stored.
-absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges,
-                      const GemmEmission& emission);
+absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges);
 
 inline constexpr int64_t kMaxRowLength = 32;
 

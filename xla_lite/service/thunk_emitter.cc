@@ -42,39 +42,12 @@ std::unique_ptr<Thunk> ThunkFor(const std::string& name, EmittedKernel kernel,
       std::move(kernel.arguments), std::move(kernel.written));
 }
 
-std::vector<RowKernelPart> RowParts(const PlannedOp& op,
-                                    const BufferAssignment& assignment) {
-  std::vector<RowKernelPart> parts;
-  for (const PlannedOp::Stage& stage : op.stages) {
-    RowKernelPart part;
-    part.program = stage.program;
-    part.inputs = SlicesOf(stage.reads, assignment);
-    part.outputs = SlicesOf(stage.writes, assignment);
-    part.row_length = stage.program->MaxOutputElements() / op.rows;
-    if (stage.gemm.has_value()) {
-      part.gemm = stage.gemm;
-      part.lhs = assignment.slices[stage.lhs];
-      part.rhs = assignment.slices[stage.rhs];
-    }
-    parts.push_back(std::move(part));
-  }
-  return parts;
-}
-
 std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                                 const std::vector<Slice>& reads,
                                 const std::vector<Slice>& writes,
-                                const BufferAssignment& assignment,
                                 const ThunkEmissionOptions& options,
                                 int64_t id) {
   const Slice &lhs = reads[0], &rhs = reads[1], &out = writes[0];
-  if (!op.stages.empty()) {
-    return ThunkFor(op.name,
-                    EmitGemmWithRowEpilogue(
-                        op.gemm, RowParts(op, assignment), lhs, rhs, out,
-                        GemmKernelEntryName(KernelName(op.name, id))),
-                    options);
-  }
   if (op.program != nullptr) {
     return ThunkFor(op.name,
                     EmitGemmWithEpilogue(
@@ -99,9 +72,17 @@ std::unique_ptr<Thunk> EmitRowKernelThunk(const PlannedOp& op,
                                           const BufferAssignment& assignment,
                                           const ThunkEmissionOptions& options,
                                           int64_t id) {
+  std::vector<RowKernelPart> parts;
+  for (const PlannedOp::Stage& stage : op.stages) {
+    RowKernelPart part;
+    part.program = stage.program;
+    part.inputs = SlicesOf(stage.reads, assignment);
+    part.outputs = SlicesOf(stage.writes, assignment);
+    part.row_length = stage.program->MaxOutputElements() / op.rows;
+    parts.push_back(std::move(part));
+  }
   return ThunkFor(op.name,
-                  EmitRowKernel(RowParts(op, assignment), op.rows,
-                                KernelName(op.name, id)),
+                  EmitRowKernel(parts, op.rows, KernelName(op.name, id)),
                   options);
 }
 
@@ -128,12 +109,12 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         thunks.push_back(EmitRowKernelThunk(op, assignment, options, id));
         break;
       case PlannedOp::Kind::kGemm:
-        // Accumulating gemms (beta = 1) start from a copy of the addend.
-        if (op.gemm.beta != 0.0f && !(reads[2] == writes[0])) {
+        if (op.program == nullptr && reads.size() == 3 &&
+            !(reads[2] == writes[0])) {
           thunks.push_back(std::make_unique<MemcpyThunk>(
               absl::StrCat(op.name, ".addend"), reads[2], writes[0]));
         }
-        thunks.push_back(EmitGemm(op, reads, writes, assignment, options, id));
+        thunks.push_back(EmitGemm(op, reads, writes, options, id));
         break;
       case PlannedOp::Kind::kCopy:
         thunks.push_back(

@@ -137,7 +137,6 @@ $BETA_TERM
           }
         }
       }
-$ROW_EPILOGUE
     }
   }
 }
@@ -197,11 +196,6 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
   CHECK(epilogue == nullptr || (config.beta == 0.0f &&
                                 config.type == se::blas::DataType::kF32))
       << "epilogues take f32 products with beta = 0: " << config.ToString();
-  const bool element_epilogue = epilogue != nullptr && !epilogue->after_store;
-  const bool row_epilogue = epilogue != nullptr && epilogue->after_store;
-  CHECK(!row_epilogue || (config.batch == 1 && tiling.tile_n() >= config.n))
-      << "a row epilogue needs blocks that cover whole rows: "
-      << config.ToString() << ", " << tiling.ToString();
   const bool bf16 = config.type == se::blas::DataType::kBF16;
   const bool read_out = config.beta != 0.0f;
   std::string scalars = FloatConstant("alpha", config.alpha);
@@ -246,31 +240,14 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              : "            // beta == 0: out is never read."},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
-          {"$OUTPUT_PARAMETERS",
-           element_epilogue
-               ? epilogue->parameters
-               : absl::StrCat(", storage_t* out",
-                              row_epilogue ? epilogue->parameters : "")},
+          {"$OUTPUT_PARAMETERS", epilogue == nullptr
+                                     ? ", storage_t* out"
+                                     : epilogue->parameters},
           {"$STORE_RESULT",
-           element_epilogue
-               ? absl::StrCat(epilogue->function, "(index, value",
-                              epilogue->arguments, ")")
-               : "store_element(out, index, value)"},
-          {"$ROW_EPILOGUE",
-           row_epilogue
-               ? absl::StrCat(
-                     "      // The tile is stored; its rows are the block's.\n"
-                     "      __syncthreads();\n"
-                     "      if (tid < kTileM && row0 + tid < kM) {\n        ",
-                     epilogue->function, "(row0 + tid", epilogue->arguments,
-                     ");\n      }\n      __syncthreads();",
-                     epilogue->block_function.empty()
-                         ? ""
-                         : absl::StrCat(
-                               "\n      ", epilogue->block_function,
-                               "(row0, kTileM, tid", epilogue->arguments,
-                               ");\n      __syncthreads();"))
-               : ""},
+           epilogue == nullptr
+               ? "store_element(out, index, value)"
+               : absl::StrCat(epilogue->function, "(index, value",
+                              epilogue->arguments, ")")},
       });
 }
 

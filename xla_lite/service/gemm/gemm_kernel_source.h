@@ -19,20 +19,11 @@ extern const char kAwaitProducersSource[];
 // What a fused elementwise epilogue adds to the kernel: the product is
 // handed to `function`(index, value<arguments>) instead of being stored,
 // where index is the element's row-major index in the output.
-// With after_store, the kernel keeps `out` and stores the product as usual;
-// then, once the whole tile is stored (a block barrier makes it visible to
-// the block), the tile's first threads call function(row, <arguments>) for
-// each row of the tile. Only for gemms whose every block covers whole rows.
 struct GemmEpilogueSource {
   std::string definitions;  // Device code before the kernel; defines function.
   std::string function;
   std::string parameters;  // Appended to the kernel's (lhs, rhs), ", ..." each.
   std::string arguments;   // Appended to the call, ", ..." each.
-  bool after_store = false;
-  // With after_store, and not empty: then called by every thread of the
-  // block, after a barrier, as block_function(row0, rows, tid, <arguments>)
-  // for the tile's first row and row count.
-  std::string block_function;
 };
 
 // Portable CUDA C (NVRTC and hiprtc both compile it) for
