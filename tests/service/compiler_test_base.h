@@ -31,6 +31,22 @@ namespace xla_lite::testing {
 inline constexpr double kRelativeTolerance = 1e-4;
 inline constexpr double kAbsoluteFloor = 1e-3;
 
+// Scalar f32 reducer computations for test modules, named add and max.
+inline constexpr char kAddComputation[] = R"(
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+)";
+inline constexpr char kMaxComputation[] = R"(
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+)";
+
 // OK, or what differs (shape, or the worst element with both values).
 absl::Status CompareLiterals(const Literal& actual, const Literal& expected,
                              double tolerance = kRelativeTolerance,

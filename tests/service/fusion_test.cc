@@ -33,6 +33,15 @@ int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
   return count;
 }
 
+// The runtime's default: small gemms are emitted kernels, which take
+// epilogues.
+DebugOptions EmittedGemmOptions() {
+  DebugOptions options = OpByOpOptions();
+  options.set_xla_gpu_emitted_gemm_max_size(
+      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
+  return options;
+}
+
 class FusionTest : public CompilerTest {
  protected:
   // Compiles `hlo` op by op and checks its results against the evaluator.
@@ -41,6 +50,15 @@ class FusionTest : public CompilerTest {
     auto executable = Compile(hlo);
     EXPECT_TRUE(executable.ok()) << executable.status();
     return executable.ok() ? std::move(*executable) : nullptr;
+  }
+
+  // Kernels of `hlo` compiled with emitted gemms (-1 if it does not
+  // compile), after checking its results on arguments in [0, 1).
+  int64_t EmittedKernelsOf(const std::string& hlo) {
+    ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
+    auto executable = Compile(hlo, EmittedGemmOptions());
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    return executable.ok() ? Kernels(**executable) : -1;
   }
 };
 
@@ -293,33 +311,32 @@ ENTRY main {
 }
 
 TEST_P(FusionTest, WeightUpdateIsOneGemmAccumulatingInPlace) {
-  // w - lr * x^T g: no kernel applies the gradient, nothing is copied.
-  std::string hlo = WeightUpdate(R"(
+  const std::string updates[] = {
+      // w - lr * x^T g.
+      R"(
   d = f32[6,5] dot(x, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
   lrb = f32[6,5] broadcast(lr), dimensions={}
   s = f32[6,5] multiply(d, lrb)
-  w2 = f32[6,5] subtract(w, s))");
-  ExpectMatchesEvaluator(hlo, -1, 1, OpByOpOptions(), /*steps=*/3);
-  auto executable = Compile(hlo);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(Gemms(**executable), 1);
-  EXPECT_EQ(Kernels(**executable), 0);
-  EXPECT_EQ(Copies(**executable), 0);
-}
-
-TEST_P(FusionTest, TransposedGradientAccumulatesWithSwappedOperands) {
-  // JAX's layout for a weight gradient: (g^T x)^T, scale on the left.
-  std::string hlo = WeightUpdate(R"(
+  w2 = f32[6,5] subtract(w, s))",
+      // JAX's layout for a weight gradient, (g^T x)^T, with the scale on
+      // the left: the gemm swaps its operands.
+      R"(
   d = f32[5,6] dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
   t = f32[6,5] transpose(d), dimensions={1,0}
   lrb = f32[6,5] broadcast(lr), dimensions={}
   s = f32[6,5] multiply(lrb, t)
-  w2 = f32[6,5] add(s, w))");
-  ExpectMatchesEvaluator(hlo, -1, 1, OpByOpOptions(), /*steps=*/3);
-  auto executable = Compile(hlo);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(Gemms(**executable), 1);
-  EXPECT_EQ(Kernels(**executable), 0);
+  w2 = f32[6,5] add(s, w))"};
+  for (const std::string& update : updates) {
+    std::string hlo = WeightUpdate(update);
+    SCOPED_TRACE(hlo);
+    ExpectMatchesEvaluator(hlo, -1, 1, OpByOpOptions(), /*steps=*/3);
+    auto executable = Compile(hlo);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    // No kernel applies the gradient, nothing is copied.
+    EXPECT_EQ(Gemms(**executable), 1);
+    EXPECT_EQ(Kernels(**executable), 0);
+    EXPECT_EQ(Copies(**executable), 0);
+  }
 }
 
 TEST_P(FusionTest, AccumulationIntoAnotherBufferCopiesTheAddendFirst) {
@@ -364,28 +381,13 @@ ENTRY main {
   EXPECT_EQ(Kernels(**executable), 1);
 }
 
-// The runtime's default: small gemms are emitted kernels, which take
-// epilogues.
-DebugOptions EmittedGemmOptions() {
-  DebugOptions options = OpByOpOptions();
-  options.set_xla_gpu_emitted_gemm_max_size(
-      DefaultDebugOptions().xla_gpu_emitted_gemm_max_size());
-  return options;
-}
-
 // A dense layer whose product `d` is read as `uses` say; x, w and b are
 // parameters. Arguments are drawn from [0, 1) so that no result is the
 // small difference of large sums.
 std::string DenseLayer(const std::string& uses) {
   return absl::StrFormat(R"(
 HloModule dense
-
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
-
+%s
 ENTRY main {
   x = f32[24,40] parameter(0)
   w = f32[40,33] parameter(1)
@@ -398,7 +400,7 @@ ENTRY main {
   halfb = f32[24,33] broadcast(half), dimensions={}
 %s
 })",
-                         uses);
+                         kMaxComputation, uses);
 }
 
 TEST_P(FusionTest, BiasAndMaskAreTheEmittedGemmsEpilogue) {
@@ -406,11 +408,10 @@ TEST_P(FusionTest, BiasAndMaskAreTheEmittedGemmsEpilogue) {
   s = f32[24,33] add(d, bb)
   mask = pred[24,33] compare(bb, halfb), direction=GT
   ROOT r = f32[24,33] select(mask, s, zb))");
-  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
+  EXPECT_EQ(EmittedKernelsOf(hlo), 1);
   auto executable = Compile(hlo, EmittedGemmOptions());
   ASSERT_TRUE(executable.ok()) << executable.status();
   EXPECT_EQ(FlatThunks(**executable).size(), 1);
-  EXPECT_EQ(Kernels(**executable), 1);
 }
 
 TEST_P(FusionTest, ProductReadElsewhereIsStoredByTheFusedGemm) {
@@ -418,10 +419,7 @@ TEST_P(FusionTest, ProductReadElsewhereIsStoredByTheFusedGemm) {
   std::string hlo = DenseLayer(R"(
   s = f32[24,33] add(d, bb)
   ROOT r = (f32[24,33], f32[24,33]) tuple(s, d))");
-  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
-  auto executable = Compile(hlo, EmittedGemmOptions());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(Kernels(**executable), 1);
+  EXPECT_EQ(EmittedKernelsOf(hlo), 1);
 }
 
 TEST_P(FusionTest, ProductReadAtOtherElementsIsNoEpilogue) {
@@ -429,10 +427,7 @@ TEST_P(FusionTest, ProductReadAtOtherElementsIsNoEpilogue) {
   std::string hlo = DenseLayer(R"(
   v = f32[24,33] reverse(d), dimensions={1}
   ROOT s = f32[24,33] add(v, bb))");
-  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
-  auto executable = Compile(hlo, EmittedGemmOptions());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(Kernels(**executable), 2);
+  EXPECT_EQ(EmittedKernelsOf(hlo), 2);
 }
 
 TEST_P(FusionTest, EpilogueThatWaitsOnAReductionOfTheProductStaysApart) {
@@ -442,10 +437,7 @@ TEST_P(FusionTest, EpilogueThatWaitsOnAReductionOfTheProductStaysApart) {
   m = f32[24] reduce(d, ninf), dimensions={1}, to_apply=max
   mb = f32[24,33] broadcast(m), dimensions={0}
   ROOT e = f32[24,33] divide(d, mb))");
-  ExpectMatchesEvaluator(hlo, 0, 1, EmittedGemmOptions());
-  auto executable = Compile(hlo, EmittedGemmOptions());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(Kernels(**executable), 3);
+  EXPECT_EQ(EmittedKernelsOf(hlo), 3);
 }
 
 TEST_P(FusionTest, BlasGemmsTakeNoEpilogue) {

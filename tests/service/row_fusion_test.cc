@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
@@ -20,19 +21,7 @@ using gpu::Thunk;
 std::string Softmax(int rows, int cols, const std::string& consumer) {
   return absl::StrFormat(R"(
 HloModule softmax
-
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-
+%s%s
 ENTRY main {
   x = f32[%d,%d] parameter(0)
   ninf = f32[] constant(-inf)
@@ -45,7 +34,8 @@ ENTRY main {
   sb = f32[%d,%d] broadcast(s), dimensions={0}
   ROOT r = f32[%d,%d] divide(e, sb)
 })",
-                         rows, cols, rows, consumer, rows, cols, rows, cols,
+                         kMaxComputation, kAddComputation, rows, cols, rows,
+                         consumer, rows, cols, rows, cols,
                          rows, rows, cols, rows, cols);
 }
 
@@ -89,15 +79,8 @@ TEST_P(RowFusionTest, ReadingAnotherRowsResultPreventsFusion) {
 
 TEST_P(RowFusionTest, ColumnReductionOfRowResultsIsNotARow) {
   // The column sum of the normalized rows reads every row.
-  constexpr char kHlo[] = R"(
-HloModule column
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-
+  const std::string hlo = absl::StrCat("HloModule column\n", kAddComputation,
+                                      R"(
 ENTRY main {
   x = f32[24,12] parameter(0)
   zero = f32[] constant(0)
@@ -106,8 +89,8 @@ ENTRY main {
   n = f32[24,12] divide(x, sb)
   c = f32[12] reduce(n, zero), dimensions={0}, to_apply=add
   ROOT r = (f32[24,12], f32[12]) tuple(n, c)
-})";
-  EXPECT_EQ(KernelsOf(kHlo), 2);
+})");
+  EXPECT_EQ(KernelsOf(hlo), 2);
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(RowFusionTest);

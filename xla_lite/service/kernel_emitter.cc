@@ -31,6 +31,36 @@ int ParameterFor(const BufferAllocation::Slice& slice, PrimitiveType type,
   return arguments.size() - 1;
 }
 
+// Maps `program`'s inputs and outputs onto `shared`'s parameters (adding
+// the slices not there yet to `arguments`): the program's own input_param
+// and output_param.
+KernelParameters ProgramParameters(
+    const KernelProgram& program,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs, const std::string& name,
+    KernelParameters& shared, std::vector<BufferAllocation::Slice>& arguments) {
+  CHECK_EQ(inputs.size(), program.inputs().size()) << name;
+  CHECK_EQ(outputs.size(), program.outputs().size()) << name;
+  KernelParameters mapped;
+  for (int i = 0; i < inputs.size(); ++i) {
+    mapped.input_param.push_back(ParameterFor(
+        inputs[i], program.inputs()[i].type, false, shared, arguments));
+  }
+  for (int k = 0; k < outputs.size(); ++k) {
+    mapped.output_param.push_back(ParameterFor(
+        outputs[k], program.outputs()[k].buffer.type, true, shared, arguments));
+  }
+  return mapped;
+}
+
+// The program's mapping with the kernel's parameter types and flags.
+KernelParameters WithSharedTypes(KernelParameters mapped,
+                                 const KernelParameters& shared) {
+  mapped.types = shared.types;
+  mapped.written = shared.written;
+  return mapped;
+}
+
 }  // namespace
 
 std::string KernelName(const std::string& text, int64_t unique_id) {
@@ -45,20 +75,12 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                          absl::Span<const BufferAllocation::Slice> inputs,
                          absl::Span<const BufferAllocation::Slice> outputs,
                          const std::string& name) {
-  CHECK_EQ(inputs.size(), program->inputs().size()) << name;
-  CHECK_EQ(outputs.size(), program->outputs().size()) << name;
-  KernelParameters parameters;
+  KernelParameters shared;
   EmittedKernel kernel;
-  for (int i = 0; i < inputs.size(); ++i) {
-    parameters.input_param.push_back(
-        ParameterFor(inputs[i], program->inputs()[i].type, false, parameters,
-                     kernel.arguments));
-  }
-  for (int k = 0; k < outputs.size(); ++k) {
-    parameters.output_param.push_back(
-        ParameterFor(outputs[k], program->outputs()[k].buffer.type, true,
-                     parameters, kernel.arguments));
-  }
+  KernelParameters parameters = WithSharedTypes(
+      ProgramParameters(*program, inputs, outputs, name, shared,
+                        kernel.arguments),
+      shared);
   kernel.written = parameters.written;
   kernel.launch_dimensions = KernelLaunchDimensions(*program);
   kernel.spec.name = name;
@@ -76,27 +98,16 @@ EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
   KernelParameters shared;
   std::vector<RowKernelStage> stages;
   for (const RowKernelPart& part : parts) {
-    const KernelProgram& program = *part.program;
-    CHECK_EQ(part.inputs.size(), program.inputs().size()) << name;
-    CHECK_EQ(part.outputs.size(), program.outputs().size()) << name;
     RowKernelStage stage;
     stage.program = part.program;
     stage.row_length = part.row_length;
-    for (int i = 0; i < part.inputs.size(); ++i) {
-      stage.parameters.input_param.push_back(
-          ParameterFor(part.inputs[i], program.inputs()[i].type, false, shared,
-                       kernel.arguments));
-    }
-    for (int k = 0; k < part.outputs.size(); ++k) {
-      stage.parameters.output_param.push_back(
-          ParameterFor(part.outputs[k], program.outputs()[k].buffer.type, true,
-                       shared, kernel.arguments));
-    }
+    stage.parameters =
+        ProgramParameters(*part.program, part.inputs, part.outputs, name,
+                          shared, kernel.arguments);
     stages.push_back(std::move(stage));
   }
   for (RowKernelStage& stage : stages) {
-    stage.parameters.types = shared.types;
-    stage.parameters.written = shared.written;
+    stage.parameters = WithSharedTypes(std::move(stage.parameters), shared);
   }
   kernel.written = shared.written;
   kernel.launch_dimensions = RowKernelLaunchDimensions(rows);
@@ -124,28 +135,22 @@ EmittedKernel EmitGemmWithEpilogue(
     absl::Span<const BufferAllocation::Slice> inputs,
     absl::Span<const BufferAllocation::Slice> outputs,
     const std::string& name) {
-  CHECK_EQ(inputs.size(), epilogue->inputs().size()) << name;
-  CHECK_EQ(outputs.size(), epilogue->outputs().size()) << name;
-  KernelParameters parameters;
+  KernelParameters shared;
   EmittedKernel kernel;
   // lhs and rhs are always parameters 0 and 1, even when they are one slice.
   for (const BufferAllocation::Slice& operand : {lhs, rhs}) {
     kernel.arguments.push_back(operand);
-    parameters.types.push_back(PrimitiveType::kF32);
-    parameters.written.push_back(false);
+    shared.types.push_back(PrimitiveType::kF32);
+    shared.written.push_back(false);
   }
-  for (int i = 0; i < inputs.size(); ++i) {
-    parameters.input_param.push_back(
-        ParameterFor(inputs[i], epilogue->inputs()[i].type, false, parameters,
-                     kernel.arguments));
-  }
-  for (int k = 0; k < outputs.size(); ++k) {
-    CHECK(!(outputs[k] == lhs) && !(outputs[k] == rhs))
+  for (const BufferAllocation::Slice& output : outputs) {
+    CHECK(!(output == lhs) && !(output == rhs))
         << name << ": an epilogue may not overwrite the gemm's operands";
-    parameters.output_param.push_back(
-        ParameterFor(outputs[k], epilogue->outputs()[k].buffer.type, true,
-                     parameters, kernel.arguments));
   }
+  KernelParameters parameters = WithSharedTypes(
+      ProgramParameters(*epilogue, inputs, outputs, name, shared,
+                        kernel.arguments),
+      shared);
   GemmTiling tiling = ChooseGemmTiling(config);
   GemmEpilogueSource source =
       EmitCudaGemmEpilogue(*epilogue, parameters, absl::StrCat(name, "_epilogue"));
