@@ -3,36 +3,18 @@
 // Instinct processors (--config=rocm), with the options the platforms use.
 // Every operand layout, both types, both beta forms and every tiling.
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "stream_executor/device_description.h"
-#include "stream_executor/gpu/gpu_kernel_cache.h"
 #include "tests/gemm/gemm_test_util.h"
+#include "tests/runtime_compiler_test_util.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
-#if defined(XLA_LITE_GEMM_TEST_NVRTC)
-#include "stream_executor/cuda/cuda_nvrtc.h"
-#endif
-#if defined(XLA_LITE_GEMM_TEST_HIPRTC)
-#include "stream_executor/rocm/rocm_hiprtc.h"
-#endif
 
 namespace xla_lite::testing {
 namespace {
 
 using se::blas::DataType;
-
-[[maybe_unused]] se::DeviceDescription Device(const std::string& arch,
-                                              int major) {
-  se::DeviceDescription device;
-  device.name = arch + " (simulated)";
-  device.arch = arch;
-  device.compute_major = major;
-  return device;
-}
 
 // Every kernel variant the emitter can produce, each once.
 std::vector<se::KernelSpec> AllVariants() {
@@ -63,43 +45,12 @@ std::vector<se::KernelSpec> AllVariants() {
   return specs;
 }
 
-[[maybe_unused]] void ExpectCompiles(se::gpu::GpuCompilerLoader loader,
-                                     const se::DeviceDescription& device,
-                                     const std::string& platform) {
-  absl::Status loaded = loader().status();
-  if (!loaded.ok()) {
-    ASSERT_FALSE(PlatformRequired(platform)) << loaded;
-    GTEST_SKIP() << "no runtime compiler: " << loaded;
-  }
-  se::gpu::GpuKernelCache cache(loader, "");
-  for (const se::KernelSpec& spec : AllVariants()) {
-    auto image = cache.GetOrCompile(spec.name, spec.cuda_source, device);
-    EXPECT_TRUE(image.ok()) << image.status() << "\n" << spec.cuda_source;
-    if (image.ok()) {
-      EXPECT_FALSE(image->bytes->empty());
-    }
-  }
-}
-
 TEST(GemmKernelCompileTest, NvrtcCompilesEveryVariantForH100) {
-#if defined(XLA_LITE_GEMM_TEST_NVRTC)
-  ExpectCompiles(&se::cuda::LoadNvrtcApi, Device("sm_90", 9), "cuda");
-#else
-  GTEST_SKIP() << "built without --config=cuda";
-#endif
+  ExpectNvrtcCompiles(AllVariants());
 }
 
 TEST(GemmKernelCompileTest, HiprtcCompilesEveryVariant) {
-#if defined(XLA_LITE_GEMM_TEST_HIPRTC)
-  // gfx90a (MI200) and gfx908 (MI100); hiprtc 5.2 crashes on processors its
-  // comgr does not know (docs/rocm.md), so no newer ones.
-  for (const char* arch : {"gfx90a", "gfx908"}) {
-    SCOPED_TRACE(arch);
-    ExpectCompiles(&se::rocm::LoadHiprtcApi, Device(arch, 9), "rocm");
-  }
-#else
-  GTEST_SKIP() << "built without --config=rocm";
-#endif
+  ExpectHiprtcCompiles(AllVariants());
 }
 
 }  // namespace

@@ -13,20 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
-#include "stream_executor/device_description.h"
-#include "stream_executor/gpu/gpu_kernel_cache.h"
+#include "tests/runtime_compiler_test_util.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/service/compiler.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
-#if defined(XLA_LITE_SERVICE_TEST_NVRTC)
-#include "stream_executor/cuda/cuda_nvrtc.h"
-#endif
-#if defined(XLA_LITE_SERVICE_TEST_HIPRTC)
-#include "stream_executor/rocm/rocm_hiprtc.h"
-#endif
 
 namespace xla_lite::testing {
 namespace {
@@ -216,46 +209,12 @@ TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
   }
 }
 
-[[maybe_unused]] se::DeviceDescription Device(const std::string& arch, int major) {
-  se::DeviceDescription device;
-  device.name = arch + " (simulated)";
-  device.arch = arch;
-  device.compute_major = major;
-  return device;
-}
-
-[[maybe_unused]] void ExpectCompiles(se::gpu::GpuCompilerLoader loader,
-                                     const se::DeviceDescription& device,
-                                     const std::string& platform) {
-  absl::Status loaded = loader().status();
-  if (!loaded.ok()) {
-    ASSERT_FALSE(PlatformRequired(platform)) << loaded;
-    GTEST_SKIP() << "no runtime compiler: " << loaded;
-  }
-  se::gpu::GpuKernelCache cache(loader, "");
-  for (const se::KernelSpec& spec : EmittedKernels()) {
-    auto image = cache.GetOrCompile(spec.name, spec.cuda_source, device);
-    EXPECT_TRUE(image.ok()) << image.status() << "\n" << spec.cuda_source;
-  }
-}
-
 TEST(KernelCompileTest, NvrtcCompilesEveryKernelForH100) {
-#if defined(XLA_LITE_SERVICE_TEST_NVRTC)
-  ExpectCompiles(&se::cuda::LoadNvrtcApi, Device("sm_90", 9), "cuda");
-#else
-  GTEST_SKIP() << "built without --config=cuda";
-#endif
+  ExpectNvrtcCompiles(EmittedKernels());
 }
 
 TEST(KernelCompileTest, HiprtcCompilesEveryKernel) {
-#if defined(XLA_LITE_SERVICE_TEST_HIPRTC)
-  for (const char* arch : {"gfx90a", "gfx908"}) {
-    SCOPED_TRACE(arch);
-    ExpectCompiles(&se::rocm::LoadHiprtcApi, Device(arch, 9), "rocm");
-  }
-#else
-  GTEST_SKIP() << "built without --config=rocm";
-#endif
+  ExpectHiprtcCompiles(EmittedKernels());
 }
 
 }  // namespace
