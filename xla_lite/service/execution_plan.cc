@@ -264,7 +264,7 @@ bool PlanBuilder::CanWriteInPlace(int op_id, int value,
   auto it = std::find(op.reads.begin(), op.reads.end(), parameter_buffer);
   if (it == op.reads.end()) return true;
   if (op.kind == PlannedOp::Kind::kGemm) {
-    return op.reads.size() == 3 && it - op.reads.begin() == 2;
+    return op.gemm.beta != 0.0f && it - op.reads.begin() == 2;
   }
   if ((op.kind != PlannedOp::Kind::kLoopKernel &&
        op.kind != PlannedOp::Kind::kReduceKernel) ||
