@@ -39,7 +39,9 @@ namespace se = ::stream_executor;
   for (const se::KernelSpec& spec : specs) {
     auto image = cache.GetOrCompile(spec.name, spec.cuda_source, device);
     EXPECT_TRUE(image.ok()) << image.status() << "\n" << spec.cuda_source;
-    if (image.ok()) EXPECT_FALSE(image->bytes->empty()) << spec.name;
+    if (image.ok()) {
+      EXPECT_FALSE(image->bytes->empty()) << spec.name;
+    }
   }
 }
 
