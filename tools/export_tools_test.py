@@ -19,6 +19,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 import export_jax_hlo  # noqa: E402
 import hlo_text_checks as checks  # noqa: E402
+import jax_cnn  # noqa: E402
 import jax_common  # noqa: E402
 import jax_models  # noqa: E402
 import summarize_models  # noqa: E402
@@ -103,6 +104,63 @@ class SpecTest(unittest.TestCase):
             outputs = sum(a.nbytes for a in leaves[:donated]) + 4  # + loss
             total = sum(a.nbytes for a in leaves) + 2 * outputs
             self.assertLessEqual(total, spec.data_budget_kb * 1024, name)
+
+    def test_transformer_targets_are_the_next_tokens(self):
+        for name in ("transformer_tiny", "transformer_bf16_tiny"):
+            spec = jax_models.MODELS[name]
+            tokens, targets = spec.make_inputs()[-2:]
+            self.assertEqual(tokens.dtype, np.int32)
+            self.assertEqual(tokens.shape, (spec.batch, spec.seq))
+            np.testing.assert_array_equal(tokens[:, 1:], targets[:, :-1])
+            self.assertGreaterEqual(tokens.min(), 0)
+            self.assertLess(max(tokens.max(), targets.max()), spec.vocab)
+        f32 = jax_common.tree_leaves(
+            jax_models.MODELS["transformer_tiny"].make_inputs())
+        bf16 = jax_common.tree_leaves(
+            jax_models.MODELS["transformer_bf16_tiny"].make_inputs())
+        for a, b in zip(f32, bf16):
+            np.testing.assert_array_equal(a, b)
+
+    def test_control_flow_inputs(self):
+        x, y = jax_models.MODELS["scan_grad_accum"].make_inputs()[1:]
+        self.assertEqual(x.shape, (4, 16, 32))
+        np.testing.assert_array_equal(y.sum(axis=-1), np.ones((4, 16)))
+        steps = jax_models.MODELS["fori_steps_input"].make_inputs()[-1]
+        self.assertEqual((steps.dtype, steps.shape, int(steps)),
+                         (np.dtype(np.int32), (), 3))
+
+    def test_data_parallel_model_has_its_twins_inputs(self):
+        spec = jax_models.MODELS["dp2_mlp"]
+        twin = jax_models.MODELS["mlp_softmax"]
+        self.assertIs(spec.equivalent_model, twin)
+        self.assertEqual(spec.num_devices, 2)
+        for a, b in zip(jax_common.tree_leaves(spec.make_inputs()),
+                        jax_common.tree_leaves(twin.make_inputs())):
+            np.testing.assert_array_equal(a, b)
+
+    def test_cnn_shapes_flow(self):
+        spec = jax_models.MODELS["cnn_small"]
+        texts = [text for text, _ in jax_cnn._walk(spec)]
+        self.assertIn("conv3x3 VALID 8->16", texts)
+        self.assertIn("flatten 64", texts)  # 12 -> pool 6 -> valid 4 -> 2
+        w_shapes = [w for w, _ in jax_cnn.param_shapes(
+            jax_models.MODELS["cnn_depthwise"])]
+        self.assertIn((3, 3, 1, 8), w_shapes)
+        with self.assertRaises(AssertionError):
+            jax_cnn.CnnSpec(name="bad", description="", image=(4, 4, 1),
+                            batch=1, layers=(("save",), ("max_pool",),
+                                             ("add_saved",), ("flatten",),
+                                             ("dense", 2)))
+
+    def test_new_models_are_listed(self):
+        self.assertIn("dp2_mlp", jax_models.NEW_MODELS)
+        self.assertNotIn("mlp_adam", jax_models.NEW_MODELS)
+        self.assertEqual(
+            export_jax_hlo.group_by_devices(["mlp_adam", "dp2_mlp", "cnn_small"]),
+            {1: ["mlp_adam", "cnn_small"], 2: ["dp2_mlp"]})
+        self.assertEqual(export_jax_hlo.group_by_devices(["dp2_mlp"], 2),
+                         {2: ["dp2_mlp"]})
+
 
 class HloChecksTest(unittest.TestCase):
     def test_committed_exports_pass(self):
