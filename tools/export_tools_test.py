@@ -162,6 +162,22 @@ class SpecTest(unittest.TestCase):
                          {2: ["dp2_mlp"]})
 
 
+class JaxPeerTest(unittest.TestCase):
+    def test_configs(self):
+        sys.path.insert(0, os.path.join(TOOLS, "..", "tests", "peers"))
+        import jax_step
+        spec, label = jax_step.parse_config("48-96-80-12:24")
+        self.assertEqual((spec.sizes, spec.batch, label),
+                         ((48, 96, 80, 12), 24, "48-96-80-12"))
+        spec, label = jax_step.parse_config("fori_steps16")
+        self.assertEqual((spec.steps, spec.batch, label),
+                         (16, 16, "fori_steps16"))
+        with self.assertRaisesRegex(ValueError, "needs 2 devices"):
+            jax_step.parse_config("dp2_mlp")
+        with self.assertRaisesRegex(ValueError, "LAYERS:BATCH or a model"):
+            jax_step.parse_config("no_such_model")
+
+
 class HloChecksTest(unittest.TestCase):
     def test_committed_exports_pass(self):
         for name in COMMITTED:
