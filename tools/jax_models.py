@@ -1,74 +1,24 @@
-"""Model definitions shared by tools/export_jax_hlo.py and the step-time peers.
+"""The models tools/export_jax_hlo.py exports and the step-time peers run.
 
-A model is a ModelSpec: an MLP (optionally with layer norm) with a loss and an
-optimizer. Parameters and batches come from NumPy's generator seeded by the
-spec, so they do not depend on the JAX version. JAX is imported only by the
-functions that trace a step, so specs and data also work where JAX is absent
-(the PyTorch peer reuses them).
-
-Pytree layout, which fixes the order of the HLO entry parameters:
-  params        list over layers of (w[in, out], b[out]) and, for hidden layers
-                of a layer-norm model, (w, b, gamma[out], beta[out])
-  opt_state     Adam only: (m, v, count), m and v shaped like params, count f32[]
-  train_step    SGD:  (params, x, y) -> (params, loss)
-                Adam: (params, opt_state, x, y) -> (params, opt_state, loss)
+Each model is a spec of one family (tools/jax_common.py describes the spec
+protocol): MLPs (jax_mlp), GPT-style decoders (jax_transformer), control flow
+around an MLP (jax_control_flow), CNNs (jax_cnn) and data-parallel steps
+(jax_data_parallel). Parameters and batches come from NumPy's generator
+seeded by the spec, so they do not depend on the JAX version, and specs and
+data work where JAX is absent (the PyTorch peer reuses them).
 """
 
-import dataclasses
-import functools
-import math
+import jax_cnn
+import jax_control_flow
+import jax_data_parallel
+import jax_mlp
+import jax_transformer
 
-import numpy as np
-
-ADAM_B1 = 0.9
-ADAM_B2 = 0.999
-# Larger than the usual 1e-8 so that an update g / (sqrt(v) + eps) of a
-# gradient that is nearly zero through cancellation stays well conditioned:
-# references from one backend then bound another backend's result tightly.
-ADAM_EPS = 1e-4
-LAYER_NORM_EPS = 1e-5
-
-ACTIVATIONS = ("relu", "tanh", "gelu_tanh")
-LOSSES = ("softmax_ce", "mse")
-OPTIMIZERS = ("sgd", "adam")
+ModelSpec = jax_mlp.MlpSpec
 
 
-@dataclasses.dataclass(frozen=True)
-class ModelSpec:
-    name: str
-    description: str
-    sizes: tuple  # layer widths, input first, classes (or targets) last
-    batch: int
-    activation: str = "relu"
-    layer_norm: bool = False  # before the activation of every hidden layer
-    loss: str = "softmax_ce"
-    optimizer: str = "sgd"
-    learning_rate: float = 0.01
-    seed: int = 0
-    write_data: bool = True  # inputs and references as .npy
-
-    def __post_init__(self):
-        assert self.activation in ACTIVATIONS, self.activation
-        assert self.loss in LOSSES, self.loss
-        assert self.optimizer in OPTIMIZERS, self.optimizer
-        assert len(self.sizes) >= 2, self.sizes
-
-    @property
-    def has_optimizer_state(self):
-        return self.optimizer == "adam"
-
-    @property
-    def donate_argnums(self):
-        return (0, 1) if self.has_optimizer_state else (0,)
-
-    @property
-    def layers_text(self):
-        return "-".join(str(s) for s in self.sizes)
-
-
-MODELS = {
-    spec.name: spec
-    for spec in [
+def _mlp_models():
+    return [
         ModelSpec(
             name="mlp_softmax_small",
             description="relu MLP classifier, smaller than the sample",
@@ -103,7 +53,131 @@ MODELS = {
             sizes=(1024, 1024, 1024, 1024, 1024, 10), batch=256, seed=6,
             write_data=False),
     ]
-}
+
+
+def _transformer_models():
+    Spec = jax_transformer.TransformerSpec
+    tiny = dict(vocab=64, seq=16, d_model=32, layers=2, heads=2, batch=4,
+                seed=10, data_budget_kb=1200)
+    medium = dict(vocab=512, seq=128, d_model=256, layers=4, heads=4,
+                  batch=16, seed=11, write_data=False)
+    # Adam keeps three copies of the ~30k parameters, each written as an
+    # input and in both references: about 1.1 MB, over the usual budget.
+    return [
+        Spec(name="transformer_tiny",
+             description="GPT-style decoder, f32, small enough for "
+                         "references",
+             **tiny),
+        Spec(name="transformer_medium",
+             description="GPT-style decoder, f32, for step time; no .npy "
+                         "data",
+             **medium),
+        Spec(name="transformer_bf16_tiny",
+             description="transformer_tiny in bf16 mixed precision (same "
+                         "inputs), references at bf16 tolerance",
+             dtype="bf16", **tiny),
+        Spec(name="transformer_bf16_medium",
+             description="transformer_medium in bf16 mixed precision, for "
+                         "step time; no .npy data",
+             dtype="bf16", **medium),
+    ]
+
+
+def _control_flow_models():
+    Spec = jax_control_flow.ControlFlowSpec
+
+    def mlp(seed):
+        return ModelSpec(name="", description="", sizes=(32, 64, 10),
+                         batch=16, learning_rate=0.05, seed=seed)
+
+    return [
+        Spec(name="scan_grad_accum",
+             description="gradient accumulation: lax.scan over 4 "
+                         "micro-batches of an MLP classifier, then SGD",
+             kind="scan_grad_accum", model=mlp(20), micro_batches=4),
+        Spec(name="fori_steps_const",
+             description="4 SGD steps of an MLP classifier per call "
+                         "(lax.fori_loop, constant trip count)",
+             kind="fori_const", model=mlp(21), steps=4),
+        Spec(name="fori_steps16",
+             description="16 SGD steps of an MLP classifier per call "
+                         "(lax.fori_loop, constant trip count), for step "
+                         "time; no .npy data",
+             kind="fori_const", model=mlp(22), steps=16, write_data=False),
+        Spec(name="fori_steps_input",
+             description="SGD steps of an MLP classifier per call, the "
+                         "count an s32 input (lax.fori_loop)",
+             kind="fori_input", model=mlp(23), steps=3),
+        Spec(name="cond_skip_nonfinite",
+             description="one SGD step of an MLP classifier whose update a "
+                         "lax.cond skips when the loss or a gradient is not "
+                         "finite",
+             kind="cond_skip", model=mlp(24)),
+    ]
+
+
+def _cnn_models():
+    Spec = jax_cnn.CnnSpec
+    return [
+        Spec(name="cnn_small",
+             description="two 3x3 convolutions (SAME, VALID), relu, average "
+                         "and max pooling, a dense head",
+             image=(12, 12, 3), batch=4, learning_rate=0.05, seed=30,
+             layers=(("conv", 3, 8, "SAME"), ("relu",), ("avg_pool",),
+                     ("conv", 3, 16, "VALID"), ("relu",), ("max_pool",),
+                     ("flatten",), ("dense", 10))),
+        Spec(name="cnn_depthwise",
+             description="a 3x3 convolution, then a depthwise-separable "
+                         "block (3x3 depthwise with feature_group_count = "
+                         "channels, 1x1 pointwise), max and global average "
+                         "pooling, a dense head",
+             image=(8, 8, 3), batch=4, learning_rate=0.05, seed=31,
+             layers=(("conv", 3, 8, "SAME"), ("relu",),
+                     ("depthwise", 3, "SAME"), ("relu",),
+                     ("conv", 1, 16, "SAME"), ("relu",), ("max_pool",),
+                     ("global_avg_pool",), ("dense", 10))),
+        Spec(name="cnn_cifar",
+             description="CIFAR-sized CNN (32x32x3, batch 64): 32-128 "
+                         "channel 3x3 convolutions, a residual block, max "
+                         "pooling, global average pooling, a dense head; for "
+                         "step time, no .npy data",
+             image=(32, 32, 3), batch=64, learning_rate=0.01, seed=32,
+             write_data=False,
+             layers=(("conv", 3, 32, "SAME"), ("relu",),
+                     ("conv", 3, 64, "SAME"), ("relu",), ("max_pool",),
+                     ("save",), ("conv", 3, 64, "SAME"), ("relu",),
+                     ("conv", 3, 64, "SAME"), ("add_saved",), ("relu",),
+                     ("max_pool",), ("conv", 3, 128, "SAME"), ("relu",),
+                     ("global_avg_pool",), ("dense", 10))),
+    ]
+
+
+def _data_parallel_models(mlps):
+    return [
+        jax_data_parallel.DataParallelSpec(
+            name="dp2_mlp",
+            description="mlp_softmax data-parallel over 2 devices: batch "
+                        "split, gradients and loss pmean'd (shard_map)",
+            model=mlps["mlp_softmax"], num_devices=2),
+    ]
+
+
+def _registry():
+    mlps = {spec.name: spec for spec in _mlp_models()}
+    models = dict(mlps)
+    for spec in (_transformer_models() + _control_flow_models() +
+                 _cnn_models() + _data_parallel_models(mlps)):
+        assert spec.name not in models, spec.name
+        models[spec.name] = spec
+    return models
+
+
+MODELS = _registry()
+
+# Models added with the transformer, control-flow, CNN and data-parallel
+# families (tools/gpu/export_models.sh exports these).
+NEW_MODELS = tuple(name for name in MODELS
+                   if not isinstance(MODELS[name], jax_mlp.MlpSpec))
 
 
 def mlp_spec(sizes, batch, seed=0):
@@ -115,171 +189,11 @@ def mlp_spec(sizes, batch, seed=0):
         sizes=sizes, batch=int(batch), seed=seed)
 
 
-# ---------------------------------------------------------------------------
-# Data (NumPy only)
-
-
-def init_params(spec, rng):
-    """He-normal weights before relu/gelu, Glorot-uniform otherwise; small
-    non-zero biases so the bias path matters from the first step."""
-    params = []
-    num_layers = len(spec.sizes) - 1
-    for i in range(num_layers):
-        fan_in, fan_out = spec.sizes[i], spec.sizes[i + 1]
-        hidden = i < num_layers - 1
-        if hidden and spec.activation in ("relu", "gelu_tanh"):
-            w = rng.standard_normal((fan_in, fan_out)) * math.sqrt(2.0 / fan_in)
-        else:
-            limit = math.sqrt(6.0 / (fan_in + fan_out))
-            w = rng.uniform(-limit, limit, (fan_in, fan_out))
-        layer = [w, rng.uniform(-0.05, 0.05, fan_out)]
-        if hidden and spec.layer_norm:
-            layer.append(1.0 + rng.uniform(-0.1, 0.1, fan_out))  # gamma
-            layer.append(rng.uniform(-0.05, 0.05, fan_out))  # beta
-        params.append(tuple(np.asarray(a, dtype=np.float32) for a in layer))
-    return params
-
-
-def init_optimizer_state(spec, params):
-    if not spec.has_optimizer_state:
-        return None
-    zeros = [tuple(np.zeros_like(a) for a in layer) for layer in params]
-    zeros_v = [tuple(np.zeros_like(a) for a in layer) for layer in params]
-    return (zeros, zeros_v, np.zeros((), dtype=np.float32))
-
-
-def make_batch(spec, rng):
-    """x ~ N(0, 1); y one-hot labels (softmax_ce) or N(0, 0.25) targets."""
-    x = rng.standard_normal((spec.batch, spec.sizes[0])).astype(np.float32)
-    outputs = spec.sizes[-1]
-    if spec.loss == "softmax_ce":
-        labels = rng.integers(0, outputs, spec.batch)
-        y = np.eye(outputs, dtype=np.float32)[labels]
-    else:
-        y = (0.5 * rng.standard_normal((spec.batch, outputs))).astype(np.float32)
-    return x, y
-
-
 def make_inputs(spec):
-    """The train step's arguments, deterministic from spec.seed."""
-    rng = np.random.default_rng(spec.seed)
-    params = init_params(spec, rng)
-    x, y = make_batch(spec, rng)
-    opt_state = init_optimizer_state(spec, params)
-    if opt_state is None:
-        return (params, x, y)
-    return (params, opt_state, x, y)
-
-
-def parameter_count(spec):
-    count = 0
-    for i in range(len(spec.sizes) - 1):
-        fan_in, fan_out = spec.sizes[i], spec.sizes[i + 1]
-        count += fan_in * fan_out + fan_out
-        if spec.layer_norm and i < len(spec.sizes) - 2:
-            count += 2 * fan_out
-    return count
-
-
-# ---------------------------------------------------------------------------
-# JAX step (JAX imported here so the data above works without it)
-
-
-def _activation(spec, h):
-    import jax
-    import jax.numpy as jnp
-    if spec.activation == "relu":
-        return jax.nn.relu(h)
-    if spec.activation == "tanh":
-        return jnp.tanh(h)
-    # Written out rather than jax.nn.gelu so the op set is fixed: the exact
-    # gelu would bring erf, which the runtime does not implement.
-    inner = math.sqrt(2.0 / math.pi) * (h + 0.044715 * (h * h * h))
-    return 0.5 * h * (1.0 + jnp.tanh(inner))
-
-
-def _layer_norm(h, gamma, beta):
-    import jax
-    import jax.numpy as jnp
-    mean = jnp.mean(h, axis=-1, keepdims=True)
-    centered = h - mean
-    var = jnp.mean(centered * centered, axis=-1, keepdims=True)
-    return centered * jax.lax.rsqrt(var + LAYER_NORM_EPS) * gamma + beta
-
-
-def forward(spec, params, x):
-    import jax
-    import jax.numpy as jnp
-    h = x
-    for i, layer in enumerate(params):
-        h = jnp.dot(h, layer[0], precision=jax.lax.Precision.HIGHEST) + layer[1]
-        if i < len(params) - 1:
-            if spec.layer_norm:
-                h = _layer_norm(h, layer[2], layer[3])
-            h = _activation(spec, h)
-    return h
-
-
-def loss_fn(spec, params, x, y):
-    import jax
-    import jax.numpy as jnp
-    out = forward(spec, params, x)
-    if spec.loss == "softmax_ce":
-        return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(out), axis=-1))
-    diff = out - y
-    return jnp.mean(diff * diff)
+    """The train step's arguments (NumPy), deterministic from spec.seed."""
+    return spec.make_inputs()
 
 
 def make_train_step(spec):
     """The un-jitted step; jit it with donate_argnums=spec.donate_argnums."""
-    import jax
-    import jax.numpy as jnp
-    tree_map = jax.tree_util.tree_map
-    grad_fn = jax.value_and_grad(functools.partial(loss_fn, spec))
-    lr = spec.learning_rate
-
-    if spec.optimizer == "sgd":
-        def train_step(params, x, y):
-            loss, grads = grad_fn(params, x, y)
-            new_params = tree_map(lambda p, g: p - lr * g, params, grads)
-            return new_params, loss
-        return train_step
-
-    def train_step(params, opt_state, x, y):
-        m, v, count = opt_state
-        loss, grads = grad_fn(params, x, y)
-        t = count + 1.0
-        m = tree_map(lambda m_, g: ADAM_B1 * m_ + (1.0 - ADAM_B1) * g, m, grads)
-        v = tree_map(lambda v_, g: ADAM_B2 * v_ + (1.0 - ADAM_B2) * (g * g),
-                     v, grads)
-        m_scale = 1.0 / (1.0 - ADAM_B1 ** t)
-        v_scale = 1.0 / (1.0 - ADAM_B2 ** t)
-        new_params = tree_map(
-            lambda p, m_, v_: p - lr * (m_ * m_scale) /
-            (jnp.sqrt(v_ * v_scale) + ADAM_EPS),
-            params, m, v)
-        return new_params, (m, v, t), loss
-    return train_step
-
-
-def describe_loss(spec):
-    if spec.loss == "softmax_ce":
-        return ("softmax cross-entropy with one-hot labels, mean over the "
-                "batch (jax.nn.log_softmax)")
-    return "mean squared error over all outputs"
-
-
-def describe_optimizer(spec):
-    if spec.optimizer == "sgd":
-        return "SGD lr %g" % spec.learning_rate
-    return ("Adam lr %g b1 %g b2 %g eps %g, bias-corrected, step count an "
-            "f32 scalar" % (spec.learning_rate, ADAM_B1, ADAM_B2, ADAM_EPS))
-
-
-def describe_activation(spec):
-    return {
-        "relu": "relu (jax.nn.relu)",
-        "tanh": "tanh",
-        "gelu_tanh": "gelu, tanh approximation "
-                     "0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3)))",
-    }[spec.activation]
+    return spec.make_train_step()
