@@ -211,6 +211,26 @@ class HloChecksTest(unittest.TestCase):
                                           num_donated(spec),
                                           require_highest=False)[1], [])
 
+    def test_buffer_donors_count_as_aliases(self):
+        spec = jax_models.MODELS["mlp_adam"]
+        hlo_text = read(os.path.join(MODELS_DIR, "mlp_adam", "train_step.hlo"))
+        header, rest = hlo_text.split("\n", 1)
+        start = header.index("input_output_alias={")
+        end = checks._balanced(header, start + len("input_output_alias="))
+        donors = ", ".join("(%d, {})" % p for p in range(num_donated(spec)))
+        donated = (header[:start] + "buffer_donor={ %s }" % donors +
+                   header[end:] + "\n" + rest)
+        self.assertEqual(checks.buffer_donors(donated),
+                         list(range(num_donated(spec))))
+        errors, _, aliases, _, _ = checks.check_hlo(
+            donated, leaf_shapes(spec), num_donated(spec))
+        self.assertEqual(errors, [])
+        self.assertEqual(aliases, {p: p for p in range(num_donated(spec))})
+        one_short = donated.replace("(0, {}), ", "", 1)
+        self.assertIn("donated parameter 0 is not aliased",
+                      checks.check_hlo(one_short, leaf_shapes(spec),
+                                       num_donated(spec))[0][0])
+
     def test_dot_types_of_a_committed_export(self):
         hlo_text = read(os.path.join(MODELS_DIR, "mlp_adam", "train_step.hlo"))
         census = checks.dot_type_census(hlo_text)

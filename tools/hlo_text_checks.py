@@ -66,6 +66,20 @@ def _shapes(text):
             for t, dims in _SHAPE_RE.findall(text)]
 
 
+_DONOR_RE = re.compile(r"\((\d+),\s*\{[\d,\s]*\}\)")
+
+
+def buffer_donors(hlo_text):
+    """Parameters listed in the header's buffer_donor={ (p, {}), ... }."""
+    header = hlo_text.split("\n", 1)[0]
+    key = "buffer_donor={"
+    pos = header.find(key)
+    if pos < 0:
+        return []
+    group = header[pos + len(key) - 1:_balanced(header, pos + len(key) - 1)]
+    return [int(p) for p in _DONOR_RE.findall(group)]
+
+
 def parse_module_header(hlo_text):
     """(aliases {output index: parameter}, parameter shapes, output shapes)."""
     header = hlo_text.split("\n", 1)[0]
@@ -160,6 +174,13 @@ def check_hlo(hlo_text, leaf_shapes, num_donated, require_highest=True):
     precision (the f32 models; bf16 models use the default)."""
     errors, warnings = [], []
     aliases, param_shapes, output_shapes = parse_module_header(hlo_text)
+    # A module of several partitions says donation with buffer_donor instead
+    # of input_output_alias: a donated parameter whose output of the same
+    # index has its shape is fed back as the alias would be.
+    for param in buffer_donors(hlo_text):
+        if (param < len(output_shapes) and param < len(param_shapes) and
+                output_shapes[param] == param_shapes[param]):
+            aliases.setdefault(param, param)
     if param_shapes != leaf_shapes:
         errors.append("entry parameters %s differ from the pytree leaves %s"
                       % (param_shapes, leaf_shapes))
