@@ -355,7 +355,6 @@ absl::Status GpuExecutable::Run(const RunOptions& options,
                                 RunState& run) {
   RETURN_IF_ERROR(CheckArguments(arguments));
   se::StreamExecutor* executor = options.stream->parent();
-  RETURN_IF_ERROR(thunks_->Prepare(Thunk::PrepareParams{executor}));
   run.device_ordinal = executor->device_ordinal();
   if (state.cache != nullptr) {
     run.cached_allocator = std::make_unique<CachedAllocator>(
