@@ -265,7 +265,7 @@ TEST_P(LifetimeTest, DeferredDeallocatorHoldsBuffersUntilTheirEvent) {
   XLA_LITE_ASSERT_OK(stream_->RecordEvent(done.get()));
   auto stats = std::make_shared<gpu::ExecutionStats>();
   gpu::DeferredDeallocator deallocator;
-  deallocator.Defer(done, std::move(buffers), stats);
+  deallocator.Defer(done, std::move(buffers), /*allocator=*/nullptr, stats);
   deallocator.Poll();
   EXPECT_EQ(tracker_->frees(), 0);
   EXPECT_EQ(deallocator.outstanding_batches(), 1);

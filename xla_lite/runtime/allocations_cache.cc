@@ -10,25 +10,18 @@ namespace xla_lite::gpu {
 AllocationsCache::AllocationsCache(int device_ordinal)
     : device_ordinal_(device_ordinal) {}
 
-AllocationsCache::~AllocationsCache() {
-  for (const absl::Status& failure : ReleaseAll()) {
-    LOG(ERROR) << "allocations cache: " << failure;
-  }
-}
-
 absl::StatusOr<se::DeviceAddressBase> AllocationsCache::GetOrAllocate(
-    BufferAllocation::Index index, int64_t size,
-    se::DeviceAddressAllocator& allocator,
-    std::vector<se::ScopedDeviceAddress>& retired) {
-  // Allocating under the lock is the point: a second caller for the same
-  // index must wait for this buffer rather than allocate one of its own.
-  absl::MutexLock lock(&mu_);
+    BufferAllocation::Index index, uint64_t size,
+    se::DeviceAddressAllocator& from) {
   auto it = entries_.find(index);
-  if (it != entries_.end() && it->second.cref().size() >= size) {
-    return it->second.cref();
+  if (it != entries_.end()) {
+    if (it->second.cref().size() == size) return it->second.cref();
+    return absl::InternalError(absl::StrFormat(
+        "allocation %d is cached on device %d with %d bytes, asked for %d",
+        index, device_ordinal_, it->second.cref().size(), size));
   }
   absl::StatusOr<se::ScopedDeviceAddress> buffer =
-      allocator.Allocate(device_ordinal_, size);
+      from.Allocate(device_ordinal_, size);
   if (!buffer.ok()) {
     return absl::Status(
         buffer.status().code(),
@@ -36,44 +29,22 @@ absl::StatusOr<se::DeviceAddressBase> AllocationsCache::GetOrAllocate(
                         index, size, device_ordinal_,
                         buffer.status().message()));
   }
-  if (it != entries_.end()) {
-    VLOG(1) << "allocation " << index << " outgrew its cached buffer "
-            << it->second.cref().ToString() << "; replaced";
-    addresses_.erase(it->second.cref().opaque());
-    retired.push_back(std::move(it->second));
-    entries_.erase(it);
-  }
   se::DeviceAddressBase address = buffer->cref();
-  addresses_.insert(address.opaque());
+  if (!address.is_null()) addresses_.insert(address.opaque());
   entries_.emplace(index, *std::move(buffer));
   VLOG(3) << "cached allocation " << index << " at " << address.ToString()
           << " on device " << device_ordinal_;
   return address;
 }
 
-std::optional<se::DeviceAddressBase> AllocationsCache::Find(
-    BufferAllocation::Index index) const {
-  absl::MutexLock lock(&mu_);
-  auto it = entries_.find(index);
-  if (it == entries_.end()) return std::nullopt;
-  return it->second.cref();
-}
-
-bool AllocationsCache::Contains(const se::DeviceAddressBase& address) const {
-  absl::MutexLock lock(&mu_);
-  return addresses_.contains(address.opaque());
+bool AllocationsCache::Holds(const void* address) const {
+  return addresses_.contains(address);
 }
 
 std::vector<absl::Status> AllocationsCache::ReleaseAll() {
-  absl::flat_hash_map<BufferAllocation::Index, se::ScopedDeviceAddress> entries;
-  {
-    absl::MutexLock lock(&mu_);
-    entries.swap(entries_);
-    addresses_.clear();
-  }
   std::vector<absl::Status> failures;
-  for (auto& [index, buffer] : entries) {
-    int64_t size = buffer.cref().size();
+  for (auto& [index, buffer] : entries_) {
+    uint64_t size = buffer.cref().size();
     absl::Status status = buffer.Free();
     if (status.ok()) continue;
     failures.push_back(absl::Status(
@@ -82,19 +53,8 @@ std::vector<absl::Status> AllocationsCache::ReleaseAll() {
                         "%d: %s",
                         index, size, device_ordinal_, status.message())));
   }
+  entries_.clear();
   return failures;
-}
-
-int64_t AllocationsCache::entry_count() const {
-  absl::MutexLock lock(&mu_);
-  return entries_.size();
-}
-
-int64_t AllocationsCache::bytes() const {
-  absl::MutexLock lock(&mu_);
-  int64_t total = 0;
-  for (const auto& [index, buffer] : entries_) total += buffer.cref().size();
-  return total;
 }
 
 }  // namespace xla_lite::gpu

@@ -175,10 +175,6 @@ CommandBufferThunk::~CommandBufferThunk() {
   }
 }
 
-absl::Status CommandBufferThunk::Prepare(const PrepareParams& params) {
-  return sequence_->Prepare(params);
-}
-
 absl::Status CommandBufferThunk::Initialize(const InitializeParams& params) {
   RETURN_IF_ERROR(sequence_->Initialize(params));
   absl::MutexLock lock(&mu_);

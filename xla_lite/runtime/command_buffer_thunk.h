@@ -56,7 +56,6 @@ class CommandBufferThunk : public Thunk {
   CommandBufferThunk(std::string name, ThunkSequence thunks);
   ~CommandBufferThunk() override;
 
-  absl::Status Prepare(const PrepareParams& params) override;
   // Initializes the thunks and sets up the executor's state; the trace
   // cache capacity is params.debug_options'
   // xla_gpu_command_buffer_trace_cache_size (0 without options).

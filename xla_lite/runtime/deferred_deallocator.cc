@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/cached_allocator.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -25,18 +26,27 @@ absl::Status JoinErrors(const std::vector<absl::Status>& errors) {
 }  // namespace
 
 absl::Status FreeBuffers(std::vector<se::ScopedDeviceAddress>& buffers,
-                         ExecutionStats* stats) {
+                         CachedAllocator* allocator, ExecutionStats* stats) {
   std::vector<absl::Status> errors;
   for (se::ScopedDeviceAddress& buffer : buffers) {
     if (buffer.is_null()) continue;
     uint64_t size = buffer.cref().size();
-    absl::Status status = buffer.Free();
+    // A buffer the allocator's cache keeps was not freed, and not counted.
+    bool freed = true;
+    absl::Status status;
+    if (allocator != nullptr) {
+      absl::StatusOr<bool> result = allocator->Free(std::move(buffer));
+      status = result.status();
+      freed = result.ok() && *result;
+    } else {
+      status = buffer.Free();
+    }
     if (!status.ok()) {
       errors.push_back(std::move(status));
       if (stats != nullptr) ++stats->deallocation_failures;
       continue;
     }
-    if (stats != nullptr) {
+    if (stats != nullptr && freed) {
       ++stats->buffers_freed;
       stats->bytes_freed += size;
     }
@@ -54,8 +64,10 @@ DeferredDeallocator::~DeferredDeallocator() {
 
 void DeferredDeallocator::Defer(std::shared_ptr<se::Event> done,
                                 std::vector<se::ScopedDeviceAddress> buffers,
+                                std::shared_ptr<CachedAllocator> allocator,
                                 std::shared_ptr<ExecutionStats> stats) {
-  Batch batch{std::move(done), std::move(buffers), std::move(stats)};
+  Batch batch{std::move(done), std::move(allocator), std::move(buffers),
+              std::move(stats)};
   if (batch.done == nullptr || batch.done->IsComplete()) {
     Free(batch);
     return;
@@ -103,7 +115,8 @@ int64_t DeferredDeallocator::outstanding_batches() const {
 }
 
 void DeferredDeallocator::Free(Batch& batch) {
-  absl::Status status = FreeBuffers(batch.buffers, batch.stats.get());
+  absl::Status status =
+      FreeBuffers(batch.buffers, batch.allocator.get(), batch.stats.get());
   if (status.ok()) return;
   LOG(WARNING) << "deferred deallocation failed: " << status;
   absl::MutexLock lock(&errors_mu_);

@@ -13,10 +13,14 @@
 
 namespace xla_lite::gpu {
 
+class CachedAllocator;
+
 // Frees each buffer, keeps going after a failure, and returns every failure
-// in one status (OK when all succeeded). Leaves `buffers` empty.
+// in one status (OK when all succeeded). Leaves `buffers` empty. Buffers
+// that are handles of `allocator` (may be null) are freed through it, and
+// those its cache keeps are not counted as freed.
 absl::Status FreeBuffers(std::vector<se::ScopedDeviceAddress>& buffers,
-                         ExecutionStats* stats);
+                         CachedAllocator* allocator, ExecutionStats* stats);
 
 // Holds buffers that enqueued work may still touch until that work is done.
 //
@@ -43,9 +47,12 @@ class DeferredDeallocator {
   // means the work that used them is already known to be complete. A batch
   // with no buffers still counts as outstanding until `done` completes, so
   // WaitAndFreeAll covers every execution, not only those with temps.
-  // `stats` (may be null) counts the frees.
+  // `allocator` (may be null) is the one the buffers are handles of, kept
+  // alive until they are freed (see FreeBuffers); `stats` (may be null)
+  // counts the frees.
   void Defer(std::shared_ptr<se::Event> done,
              std::vector<se::ScopedDeviceAddress> buffers,
+             std::shared_ptr<CachedAllocator> allocator,
              std::shared_ptr<ExecutionStats> stats);
 
   // Frees the batches whose work has completed, without blocking.
@@ -61,6 +68,8 @@ class DeferredDeallocator {
  private:
   struct Batch {
     std::shared_ptr<se::Event> done;
+    // Before `buffers`, so that it outlives handles freed by destruction.
+    std::shared_ptr<CachedAllocator> allocator;
     std::vector<se::ScopedDeviceAddress> buffers;
     std::shared_ptr<ExecutionStats> stats;
   };

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "glog/logging.h"
+#include "xla_lite/runtime/cached_allocator.h"
 
 namespace xla_lite::gpu {
 
@@ -11,11 +12,13 @@ ExecutionOutput::ExecutionOutput(
     std::vector<std::optional<int64_t>> aliased_parameters,
     std::shared_ptr<se::Event> done,
     std::shared_ptr<DeferredDeallocator> deallocator,
+    std::shared_ptr<CachedAllocator> allocator,
     std::shared_ptr<ExecutionStats> stats)
     : results_(std::move(results)),
       aliased_parameters_(std::move(aliased_parameters)),
       done_(std::move(done)),
       deallocator_(std::move(deallocator)),
+      allocator_(std::move(allocator)),
       stats_(std::move(stats)) {
   CHECK_EQ(results_.size(), aliased_parameters_.size());
   CHECK(deallocator_ != nullptr);
@@ -30,9 +33,16 @@ ExecutionOutput& ExecutionOutput::operator=(ExecutionOutput&& other) {
     aliased_parameters_ = std::move(other.aliased_parameters_);
     done_ = std::move(other.done_);
     deallocator_ = std::move(other.deallocator_);
+    allocator_ = std::move(other.allocator_);
     stats_ = std::move(other.stats_);
   }
   return *this;
+}
+
+se::ScopedDeviceAddress ExecutionOutput::TakeResult(int64_t i) {
+  se::ScopedDeviceAddress result = std::move(results_.at(i));
+  if (allocator_ == nullptr) return result;
+  return allocator_->Detach(std::move(result));
 }
 
 absl::Status ExecutionOutput::BlockUntilReady() const {
@@ -52,9 +62,10 @@ void ExecutionOutput::Release() {
   results_.clear();
   aliased_parameters_.clear();
   if (!held.empty()) {
-    deallocator_->Defer(done_, std::move(held), stats_);
+    deallocator_->Defer(done_, std::move(held), allocator_, stats_);
   }
   deallocator_.reset();
+  allocator_.reset();
   done_.reset();
   stats_.reset();
 }

@@ -14,23 +14,31 @@
 
 namespace xla_lite::gpu {
 
+class CachedAllocator;
+
 // The results of one execution: the output tuple, one buffer per element,
 // owned here until the caller takes them.
 //
 // The execution's work may still be queued when this is returned. Dropping
 // the object (or a result in it) is always safe: buffers still held are
-// freed only after that work has completed. A result taken out with
-// TakeResult is the caller's plain memory; free it only after
-// BlockUntilReady, or after later work on the same stream.
+// freed only after that work has completed, through the executable's
+// allocator for the device, which keeps those its cache still owns.
+// TakeResult hands a result over: one the execution allocated, or a
+// donated parameter's buffer, becomes the caller's plain memory, owned by
+// the allocator it came from (free it only after BlockUntilReady, or after
+// later work on the same stream); a result served from the cache comes out
+// as a view, with no allocator, that frees nothing.
 class ExecutionOutput {
  public:
   ExecutionOutput() = default;
   // Made by GpuExecutable. `aliased_parameters[i]` is the parameter whose
-  // donated buffer result i reuses.
+  // donated buffer result i reuses; `allocator` owns the results' handles
+  // and is kept alive until they are freed or taken.
   ExecutionOutput(std::vector<se::ScopedDeviceAddress> results,
                   std::vector<std::optional<int64_t>> aliased_parameters,
                   std::shared_ptr<se::Event> done,
                   std::shared_ptr<DeferredDeallocator> deallocator,
+                  std::shared_ptr<CachedAllocator> allocator,
                   std::shared_ptr<ExecutionStats> stats);
   ~ExecutionOutput();
 
@@ -49,9 +57,7 @@ class ExecutionOutput {
     return aliased_parameters_.at(i);
   }
 
-  se::ScopedDeviceAddress TakeResult(int64_t i) {
-    return std::move(results_.at(i));
-  }
+  se::ScopedDeviceAddress TakeResult(int64_t i);
 
   // Blocks until the execution's work has completed. Errors the device
   // raised while running it are reported by the stream, not here.
@@ -66,6 +72,7 @@ class ExecutionOutput {
   std::vector<std::optional<int64_t>> aliased_parameters_;
   std::shared_ptr<se::Event> done_;
   std::shared_ptr<DeferredDeallocator> deallocator_;
+  std::shared_ptr<CachedAllocator> allocator_;
   std::shared_ptr<ExecutionStats> stats_;
 };
 

@@ -8,35 +8,37 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
-#include "xla_lite/runtime/allocations_cache.h"
 #include "xla_lite/runtime/buffer_allocations.h"
 #include "xla_lite/runtime/cached_allocator.h"
 #include "xla_lite/runtime/executable_validation.h"
 
 namespace xla_lite::gpu {
 
-// What one execution obtained, by allocation index.
+// What one execution obtained, by allocation index, and how it went.
 struct GpuExecutable::RunState {
-  explicit RunState(int64_t allocation_count)
+  RunState(int64_t allocation_count, std::shared_ptr<CachedAllocator> buffers)
       : addresses(allocation_count),
         owned(allocation_count),
         donated(allocation_count, false),
-        cached(allocation_count, false) {}
+        cached(allocation_count, false),
+        buffers(std::move(buffers)) {}
 
   std::vector<se::DeviceAddressBase> addresses;
-  // Memory the execution owns: temps, outputs, parameter copies and donated
-  // parameters. Whatever is not handed out as a result is torn down.
+  // Handles of `buffers` for everything the execution obtained: temps,
+  // outputs, parameter copies, cached buffers and donated parameters.
+  // Whatever is not handed out as a result is torn down, and `buffers`
+  // keeps what its cache owns.
   std::vector<se::ScopedDeviceAddress> owned;
   // Parameter allocations whose buffer the caller donated.
   std::vector<bool> donated;
-  // Allocations served from the executor's cache, which keeps owning them.
+  // Allocations served from the cache.
   std::vector<bool> cached;
-  // The run's allocator wrapped around the executor's cache; null when the
-  // executable uses no cache.
-  std::unique_ptr<CachedAllocator> cached_allocator;
-  // Cached buffers the cache replaced during the run; torn down with it.
-  std::vector<se::ScopedDeviceAddress> retired;
-  int device_ordinal = 0;
+  // The executor's allocator, generation of this run; null when the
+  // executor could not be initialized.
+  std::shared_ptr<CachedAllocator> buffers;
+  absl::Status status;
+  // After the execution's work; null when that work is known complete.
+  std::shared_ptr<se::Event> done;
   int64_t bytes_allocated = 0;
 };
 
@@ -44,25 +46,39 @@ struct GpuExecutable::RunState {
 // into, for one run: entries of the executor's cache.
 class GpuExecutable::RunStableBuffers : public StableBuffers {
  public:
-  RunStableBuffers(const GpuExecutable& executable, RunState& run)
-      : executable_(executable), run_(run) {}
+  RunStableBuffers(const GpuExecutable& executable,
+                   se::DeviceAddressAllocator& from, RunState& run)
+      : executable_(executable), from_(from), run_(run) {}
 
   bool IsEntryParameter(BufferAllocation::Index index) const override {
     return executable_.allocations_[index].is_entry_parameter();
   }
   absl::StatusOr<se::DeviceAddressBase> Get(
       BufferAllocation::Index index) override {
-    return run_.cached_allocator->AllocateCached(
-        index, executable_.allocations_[index].size(), run_.retired);
+    ASSIGN_OR_RETURN(se::ScopedDeviceAddress buffer,
+                     run_.buffers->AllocateCached(
+                         from_, index, executable_.allocations_[index].size()));
+    return buffer.Release();  // The cache keeps owning it.
   }
 
  private:
   const GpuExecutable& executable_;
+  se::DeviceAddressAllocator& from_;
   RunState& run_;
 };
 
-GpuExecutable::ExecutorState::ExecutorState() = default;
+GpuExecutable::ExecutorState::ExecutorState(se::StreamExecutor* executor)
+    : constants_allocator(
+          std::make_unique<se::StreamExecutorAllocator>(executor)),
+      buffers(std::make_shared<CachedAllocator>(executor->platform(),
+                                                executor->device_ordinal())) {}
 GpuExecutable::ExecutorState::~ExecutorState() = default;
+
+std::shared_ptr<CachedAllocator>
+GpuExecutable::ExecutorState::CurrentBuffers() {
+  absl::MutexLock lock(&order_mu);
+  return buffers;
+}
 
 namespace {
 
@@ -135,6 +151,7 @@ GpuExecutable::GpuExecutable(
       stabilize_parameters_(
           debug_options_.xla_gpu_command_buffer_parameter_stabilization() !=
           DebugOptions::PARAMETER_STABILIZATION_NONE),
+      ordered_(use_cached_allocs_ || stabilize_parameters_),
       stats_(std::make_shared<ExecutionStats>()),
       deallocator_(std::make_shared<DeferredDeallocator>()) {}
 
@@ -148,7 +165,8 @@ GpuExecutable::~GpuExecutable() {
   }
   absl::MutexLock lock(&executors_mu_);
   for (auto& [executor, state] : executors_) {
-    status = FreeBuffers(state->constants, /*stats=*/nullptr);
+    status = FreeBuffers(state->constants, /*allocator=*/nullptr,
+                         /*stats=*/nullptr);
     if (!status.ok()) {
       LOG(ERROR) << module_name_ << ": freeing constants on device "
                  << executor->device_ordinal() << ": " << status;
@@ -169,52 +187,79 @@ absl::StatusOr<ExecutionOutput> GpuExecutable::ExecuteAsyncOnStream(
   deallocator_->Poll();
   absl::StatusOr<ExecutorState*> state =
       GetOrInitializeExecutorState(options.stream, stats.get());
-  if (!state.ok() || (*state)->cache == nullptr) {
-    return Execute(options, arguments, std::move(stats),
-                   state.ok() ? *state : nullptr, state.status(),
-                   /*ordered=*/false);
+  if (!state.ok()) {
+    return FailBeforeRun(options, arguments, std::move(stats), state.status());
+  }
+  if (!ordered_) {
+    return ExecuteUnordered(options, arguments, std::move(stats), **state);
   }
   absl::MutexLock lock(&(*state)->order_mu);
-  return Execute(options, arguments, std::move(stats), *state,
-                 absl::OkStatus(), /*ordered=*/true);
+  return ExecuteOrdered(options, arguments, std::move(stats), **state);
 }
 
-absl::StatusOr<ExecutionOutput> GpuExecutable::Execute(
+absl::StatusOr<ExecutionOutput> GpuExecutable::ExecuteOrdered(
     const RunOptions& options, std::vector<ExecutionInput>& arguments,
-    std::shared_ptr<ExecutionStats> stats, ExecutorState* state,
-    absl::Status state_status, bool ordered)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS /* `ordered` says order_mu is held */ {
-  RunState run(allocations_.size());
-  absl::Status status = state_status;
-  if (status.ok() && ordered && state->last_done != nullptr &&
-      state->last_stream != options.stream) {
-    status = options.stream->WaitFor(state->last_done.get());
+    std::shared_ptr<ExecutionStats> stats, ExecutorState& state) {
+  RunState run(allocations_.size(), state.buffers);
+  if (state.last_done != nullptr && state.last_stream != options.stream) {
+    run.status = options.stream->WaitFor(state.last_done.get());
   }
-  if (status.ok()) status = Run(options, arguments, *state, stats.get(), run);
-  std::shared_ptr<se::Event> done;
-  absl::Status recorded = RecordCompletion(options.stream, &done);
-  if (ordered) {
-    state->last_done = done;
-    state->last_stream = options.stream;
-  }
+  Enqueue(options, arguments, state, stats.get(), run);
+  state.last_done = run.done;
+  state.last_stream = options.stream;
+  return Finish(options, arguments, std::move(stats), run);
+}
 
+absl::StatusOr<ExecutionOutput> GpuExecutable::ExecuteUnordered(
+    const RunOptions& options, std::vector<ExecutionInput>& arguments,
+    std::shared_ptr<ExecutionStats> stats, ExecutorState& state) {
+  RunState run(allocations_.size(), state.CurrentBuffers());
+  Enqueue(options, arguments, state, stats.get(), run);
+  return Finish(options, arguments, std::move(stats), run);
+}
+
+absl::Status GpuExecutable::FailBeforeRun(
+    const RunOptions& options, std::vector<ExecutionInput>& arguments,
+    std::shared_ptr<ExecutionStats> stats, absl::Status status) {
+  RunState run(allocations_.size(), /*buffers=*/nullptr);
+  run.status = std::move(status);
+  // Donated arguments are freed only after the work enqueued before. A
+  // failure to record that is secondary to `status`, the one reported.
+  RecordCompletion(options.stream, &run.done).IgnoreError();
+  return Finish(options, arguments, std::move(stats), run).status();
+}
+
+void GpuExecutable::Enqueue(const RunOptions& options,
+                            std::vector<ExecutionInput>& arguments,
+                            ExecutorState& state, ExecutionStats* stats,
+                            RunState& run) {
+  if (run.status.ok()) run.status = Run(options, arguments, state, stats, run);
+  absl::Status recorded = RecordCompletion(options.stream, &run.done);
+  if (run.status.ok()) run.status = std::move(recorded);
+}
+
+absl::StatusOr<ExecutionOutput> GpuExecutable::Finish(
+    const RunOptions& options, std::vector<ExecutionInput>& arguments,
+    std::shared_ptr<ExecutionStats> stats, RunState& run) {
   ExecutionOutput output;
-  if (status.ok() && recorded.ok()) output = MakeOutput(run, done, stats);
+  if (run.status.ok()) output = MakeOutput(run, stats);
   // Also on failure: work enqueued before it may use these buffers.
-  std::vector<se::ScopedDeviceAddress> teardown = std::move(run.retired);
+  std::vector<se::ScopedDeviceAddress> teardown;
   for (se::ScopedDeviceAddress& buffer : run.owned) {
     if (!buffer.is_null()) teardown.push_back(std::move(buffer));
   }
   for (ExecutionInput& argument : arguments) {
     se::ScopedDeviceAddress unused = argument.TakeOwnership();
-    if (!unused.is_null()) teardown.push_back(std::move(unused));
+    if (unused.is_null()) continue;
+    if (run.buffers != nullptr) unused = run.buffers->Adopt(std::move(unused));
+    teardown.push_back(std::move(unused));
   }
   // Deferred even when empty: the executable's destructor waits for `done`.
-  deallocator_->Defer(done, std::move(teardown), stats);
+  deallocator_->Defer(run.done, std::move(teardown), run.buffers, stats);
 
-  if (!status.ok() || !recorded.ok()) {
+  if (!run.status.ok()) {
     ++stats->failed_executions;
-    return !status.ok() ? status : recorded;
+    return run.status;
   }
   ++stats->executions;
   VLOG(3) << module_name_ << ": enqueued on device " << DeviceOrdinal(options)
@@ -243,14 +288,11 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::StableParameterBuffer(
                    GetOrInitializeExecutorState(options.stream, stats_.get()));
   const BufferAllocation& allocation =
       allocations_[parameter_allocations_[parameter_number]];
-  std::vector<se::ScopedDeviceAddress> retired;
-  ASSIGN_OR_RETURN(se::DeviceAddressBase buffer,
-                   state->cache->GetOrAllocate(allocation.index(),
-                                               allocation.size(),
-                                               *options.allocator, retired));
-  // Sizes never change for one allocation, so nothing is ever replaced.
-  CHECK(retired.empty());
-  return buffer;
+  absl::MutexLock lock(&state->order_mu);
+  ASSIGN_OR_RETURN(se::ScopedDeviceAddress buffer,
+                   state->buffers->AllocateCached(
+                       *options.allocator, allocation.index(), allocation.size()));
+  return buffer.Release();  // The cache keeps owning it.
 }
 
 absl::Status GpuExecutable::ReleaseCachedAllocations() {
@@ -270,9 +312,10 @@ absl::Status GpuExecutable::ReleaseCachedAllocations() {
 
 std::vector<absl::Status> GpuExecutable::ReleaseCaches() {
   std::vector<absl::Status> failures;
+  // Without ordering nothing is ever cached.
+  if (!ordered_) return failures;
   absl::MutexLock lock(&executors_mu_);
   for (auto& [executor, state] : executors_) {
-    if (state->cache == nullptr) continue;
     absl::MutexLock order(&state->order_mu);
     // The last execution on the device covers all earlier ones, which it
     // waited for.
@@ -288,9 +331,14 @@ std::vector<absl::Status> GpuExecutable::ReleaseCaches() {
         continue;
       }
     }
-    for (absl::Status& failure : state->cache->ReleaseAll()) {
+    for (absl::Status& failure : state->buffers->ReleaseCache()) {
       failures.push_back(std::move(failure));
     }
+    // Handles of the released buffers may outlive this (results nobody
+    // dropped); the spent allocator keeps refusing them, while later
+    // executions cache anew in a fresh one.
+    state->buffers = std::make_shared<CachedAllocator>(
+        executor->platform(), executor->device_ordinal());
   }
   return failures;
 }
@@ -354,13 +402,6 @@ absl::Status GpuExecutable::Run(const RunOptions& options,
                                 ExecutorState& state, ExecutionStats* stats,
                                 RunState& run) {
   RETURN_IF_ERROR(CheckArguments(arguments));
-  se::StreamExecutor* executor = options.stream->parent();
-  RETURN_IF_ERROR(thunks_->Prepare(Thunk::PrepareParams{executor}));
-  run.device_ordinal = executor->device_ordinal();
-  if (state.cache != nullptr) {
-    run.cached_allocator = std::make_unique<CachedAllocator>(
-        options.allocator, state.cache.get());
-  }
   for (const BufferAllocation& allocation : allocations_) {
     ASSIGN_OR_RETURN(run.addresses[allocation.index()],
                      BufferForAllocation(allocation, options, arguments,
@@ -373,7 +414,7 @@ absl::Status GpuExecutable::Run(const RunOptions& options,
   params.stream = options.stream;
   params.debug_options = &debug_options_;
   params.stats = stats;
-  RunStableBuffers stable_buffers(*this, run);
+  RunStableBuffers stable_buffers(*this, *options.allocator, run);
   if (stabilize_parameters_) params.stable_buffers = &stable_buffers;
   RETURN_IF_ERROR(thunks_->ExecuteOnStream(params));
   return CopyCachedResults(options, stats, run);
@@ -384,12 +425,15 @@ absl::Status GpuExecutable::CopyCachedResults(const RunOptions& options,
                                               RunState& run) {
   if (!options.copy_cached_results) return absl::OkStatus();
   for (BufferAllocation::Index index : output_allocations_) {
-    if (!run.cached[index] || !run.owned[index].is_null()) continue;
+    if (!run.cached[index]) continue;
     int64_t size = allocations_[index].size();
-    ASSIGN_OR_RETURN(run.owned[index],
-                     options.allocator->Allocate(DeviceOrdinal(options), size));
-    RETURN_IF_ERROR(options.stream->Memcpy(run.owned[index].ptr(),
-                                           run.addresses[index], size));
+    ASSIGN_OR_RETURN(se::ScopedDeviceAddress copy,
+                     run.buffers->Allocate(*options.allocator, size));
+    RETURN_IF_ERROR(
+        options.stream->Memcpy(copy.ptr(), run.addresses[index], size));
+    // The cached buffer's handle goes: a refused free.
+    run.owned[index] = std::move(copy);
+    run.cached[index] = false;
     ++stats->cached_results_copied;
   }
   return absl::OkStatus();
@@ -411,16 +455,8 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::BufferForAllocation(
       break;
   }
   if (allocation.size() == 0) return se::DeviceAddressBase();
-  if (use_cached_allocs_) return CachedBuffer(allocation, stats, run);
-  ASSIGN_OR_RETURN(
-      se::ScopedDeviceAddress buffer,
-      options.allocator->Allocate(DeviceOrdinal(options), allocation.size()));
-  se::DeviceAddressBase address = buffer.cref();
-  run.owned[allocation.index()] = std::move(buffer);
-  run.bytes_allocated += allocation.size();
-  ++stats->buffers_allocated;
-  stats->bytes_allocated += allocation.size();
-  return address;
+  if (use_cached_allocs_) return CachedBuffer(allocation, options, stats, run);
+  return OwnedBuffer(allocation, options, stats, run);
 }
 
 absl::StatusOr<se::DeviceAddressBase> GpuExecutable::ParameterBuffer(
@@ -428,7 +464,9 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::ParameterBuffer(
     ExecutionInput& argument, ExecutionStats* stats, RunState& run) {
   BufferAllocation::Index index = allocation.index();
   if (argument.is_donated()) {
-    run.owned[index] = argument.TakeOwnership();
+    // Adopted, so that its free is refused if the caller handed back a
+    // buffer of the cache.
+    run.owned[index] = run.buffers->Adopt(argument.TakeOwnership());
     run.donated[index] = true;
     return argument.buffer();
   }
@@ -438,55 +476,52 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::ParameterBuffer(
   }
   // The thunks write the aliased output into this allocation, and the
   // caller kept the buffer, so the execution works on a copy.
-  if (use_cached_allocs_) {
-    ASSIGN_OR_RETURN(se::DeviceAddressBase copy,
-                     CachedBuffer(allocation, stats, run));
-    // A caller that passes back the view of an earlier result has nothing
-    // to protect: that buffer is the cache's.
-    if (copy == argument.buffer()) return copy;
-    RETURN_IF_ERROR(
-        options.stream->Memcpy(&copy, argument.buffer(), allocation.size()));
-    ++stats->parameter_copies;
-    stats->parameter_copy_bytes += allocation.size();
-    return copy;
-  }
-  ASSIGN_OR_RETURN(
-      run.owned[index],
-      options.allocator->Allocate(DeviceOrdinal(options), allocation.size()));
-  RETURN_IF_ERROR(options.stream->Memcpy(run.owned[index].ptr(),
-                                         argument.buffer(), allocation.size()));
-  run.bytes_allocated += allocation.size();
-  ++stats->buffers_allocated;
-  stats->bytes_allocated += allocation.size();
+  ASSIGN_OR_RETURN(se::DeviceAddressBase copy,
+                   use_cached_allocs_
+                       ? CachedBuffer(allocation, options, stats, run)
+                       : OwnedBuffer(allocation, options, stats, run));
+  // A caller that passes back the view of an earlier result has nothing
+  // to protect: that buffer is the cache's.
+  if (copy == argument.buffer()) return copy;
+  RETURN_IF_ERROR(
+      options.stream->Memcpy(&copy, argument.buffer(), allocation.size()));
   ++stats->parameter_copies;
   stats->parameter_copy_bytes += allocation.size();
-  return run.owned[index].cref();
+  return copy;
 }
 
 absl::StatusOr<se::DeviceAddressBase> GpuExecutable::CachedBuffer(
-    const BufferAllocation& allocation, ExecutionStats* stats, RunState& run) {
-  ASSIGN_OR_RETURN(se::DeviceAddressBase buffer,
-                   run.cached_allocator->AllocateCached(
-                       allocation.index(), allocation.size(), run.retired));
-  run.cached[allocation.index()] = true;
+    const BufferAllocation& allocation, const RunOptions& options,
+    ExecutionStats* stats, RunState& run) {
+  BufferAllocation::Index index = allocation.index();
+  ASSIGN_OR_RETURN(run.owned[index],
+                   run.buffers->AllocateCached(*options.allocator, index,
+                                               allocation.size()));
+  run.cached[index] = true;
   ++stats->cached_buffers_used;
-  return buffer;
+  return run.owned[index].cref();
+}
+
+absl::StatusOr<se::DeviceAddressBase> GpuExecutable::OwnedBuffer(
+    const BufferAllocation& allocation, const RunOptions& options,
+    ExecutionStats* stats, RunState& run) {
+  BufferAllocation::Index index = allocation.index();
+  ASSIGN_OR_RETURN(run.owned[index],
+                   run.buffers->Allocate(*options.allocator, allocation.size()));
+  run.bytes_allocated += allocation.size();
+  ++stats->buffers_allocated;
+  stats->bytes_allocated += allocation.size();
+  return run.owned[index].cref();
 }
 
 ExecutionOutput GpuExecutable::MakeOutput(
-    RunState& run, std::shared_ptr<se::Event> done,
-    std::shared_ptr<ExecutionStats> stats) {
+    RunState& run, std::shared_ptr<ExecutionStats> stats) {
   std::vector<se::ScopedDeviceAddress> results;
   std::vector<std::optional<int64_t>> aliased_parameters;
   for (int64_t i = 0; i < output_allocations_.size(); ++i) {
     BufferAllocation::Index index = output_allocations_[i];
-    if (run.owned[index].is_null() && run.cached[index]) {
-      // A view: the cache keeps owning the buffer.
-      results.emplace_back(run.addresses[index], run.device_ordinal,
-                           /*allocator=*/nullptr);
-    } else {
-      results.push_back(std::move(run.owned[index]));
-    }
+    // Cached ones too: their handles' frees are refused.
+    results.push_back(std::move(run.owned[index]));
     std::optional<int64_t> parameter;
     if (run.donated[index]) {
       parameter = allocations_[index].parameter_number();
@@ -495,7 +530,7 @@ ExecutionOutput GpuExecutable::MakeOutput(
     aliased_parameters.push_back(parameter);
   }
   return ExecutionOutput(std::move(results), std::move(aliased_parameters),
-                         std::move(done), deallocator_, std::move(stats));
+                         run.done, deallocator_, run.buffers, std::move(stats));
 }
 
 absl::StatusOr<GpuExecutable::ExecutorState*>
@@ -516,18 +551,14 @@ GpuExecutable::GetOrInitializeExecutorState(se::Stream* stream,
 absl::StatusOr<std::unique_ptr<GpuExecutable::ExecutorState>>
 GpuExecutable::InitializeExecutor(se::Stream* stream, ExecutionStats* stats) {
   se::StreamExecutor* executor = stream->parent();
-  auto state = std::make_unique<ExecutorState>();
-  state->allocator = std::make_unique<se::StreamExecutorAllocator>(executor);
-  if (use_cached_allocs_ || stabilize_parameters_) {
-    state->cache =
-        std::make_unique<AllocationsCache>(executor->device_ordinal());
-  }
+  auto state = std::make_unique<ExecutorState>(executor);
   state->constants.resize(allocations_.size());
   for (const BufferAllocation& allocation : allocations_) {
     if (!allocation.is_constant() || allocation.size() == 0) continue;
     se::ScopedDeviceAddress& buffer = state->constants[allocation.index()];
-    ASSIGN_OR_RETURN(buffer, state->allocator->Allocate(
-                                 executor->device_ordinal(), allocation.size()));
+    ASSIGN_OR_RETURN(buffer,
+                     state->constants_allocator->Allocate(
+                         executor->device_ordinal(), allocation.size()));
     // Synchronous, so that executions on any stream of this executor see
     // the data without an extra dependency.
     RETURN_IF_ERROR(executor->SynchronousMemcpyH2D(

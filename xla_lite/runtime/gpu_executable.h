@@ -24,7 +24,7 @@
 
 namespace xla_lite::gpu {
 
-class AllocationsCache;
+class CachedAllocator;
 
 // A compiled program: a sequence of thunks over a buffer assignment, plus
 // the entry signature callers see. Thread-safe: executions may run
@@ -39,19 +39,22 @@ class AllocationsCache;
 // it ran on. Deallocation failures are collected and returned by
 // WaitForOutstandingWork (or logged by the destructor).
 //
-// Cached allocations. With DebugOptions'
-// xla_gpu_command_buffer_use_cached_allocs, temps and results come from a
-// per-device cache keyed by allocation index (an AllocationsCache, private
-// to this class) instead of the run's allocator, so every execution on a
-// device sees the same addresses and recorded command buffers replay
-// without updates. Results served from the cache are views: valid until the
-// next execution on that device, unless RunOptions::copy_cached_results
-// asks for owned copies. With parameter stabilization (COPY or STAGED) each
-// entry parameter also gets a stable buffer there (see CommandBufferThunk).
-// Executions that share cached buffers on one device are ordered on the
-// device: each waits for the previous one, whatever stream it ran on.
-// Cached buffers are allocated from the run's allocator, which must then
-// outlive the executable (or ReleaseCachedAllocations).
+// Allocation. Everything an execution obtains on a device, and every free
+// of it, goes through one CachedAllocator per device (private to this
+// class): memory comes from the run's allocator, and a free of a buffer the
+// cache holds is refused under the cache's lock, so no teardown path can
+// free a cached buffer. With DebugOptions'
+// xla_gpu_command_buffer_use_cached_allocs, temps and results are cached
+// by allocation index, so every execution on a device sees the same
+// addresses and recorded command buffers replay without updates. Results
+// served from the cache are views: valid until the next execution on that
+// device, unless RunOptions::copy_cached_results asks for owned copies.
+// With parameter stabilization (COPY or STAGED) each entry parameter also
+// gets a stable buffer there (see CommandBufferThunk). Executions that
+// share cached buffers on one device are ordered on the device: each waits
+// for the previous one, whatever stream it ran on. Cached buffers are
+// allocated from the run's allocator, which must then outlive the
+// executable (or ReleaseCachedAllocations).
 //
 // Per-executor state (constants, loaded kernels) is keyed by executor, so
 // every executor the executable runs on must outlive it.
@@ -116,20 +119,29 @@ class GpuExecutable {
  private:
   // What lives on one executor for the executable's whole life.
   struct ExecutorState {
-    ExecutorState();
+    explicit ExecutorState(se::StreamExecutor* executor);
     ~ExecutorState();
 
-    std::unique_ptr<se::StreamExecutorAllocator> allocator;
+    // The current generation of `buffers`; takes order_mu, so only for
+    // executions that do not hold it already.
+    std::shared_ptr<CachedAllocator> CurrentBuffers()
+        ABSL_LOCKS_EXCLUDED(order_mu);
+
+    // Constants are uploaded once per executor and freed at destruction.
+    std::unique_ptr<se::StreamExecutorAllocator> constants_allocator;
     // By allocation index; null except for constants.
     std::vector<se::ScopedDeviceAddress> constants;
-    // Stable buffers: temps and results with cached allocations, entry
-    // parameters' stable copies with stabilization.
-    std::unique_ptr<AllocationsCache> cache;
 
-    // Held from the first buffer an execution takes from `cache` until its
-    // completion event is recorded, so executions sharing those buffers
-    // are enqueued one after another, each after the previous one's event.
+    // When the executable caches (cached allocations or parameter
+    // stabilization), held from the first buffer an execution takes until
+    // its completion event is recorded, so executions sharing cached
+    // buffers are enqueued one after another, each after the previous
+    // one's event.
     absl::Mutex order_mu;
+    // Every buffer executions obtain on this executor, cached or not, goes
+    // through here. ReleaseCachedAllocations replaces it with a fresh one,
+    // and the spent one lives on as long as handles of its buffers do.
+    std::shared_ptr<CachedAllocator> buffers ABSL_GUARDED_BY(order_mu);
     std::shared_ptr<se::Event> last_done ABSL_GUARDED_BY(order_mu);
     se::Stream* last_stream ABSL_GUARDED_BY(order_mu) = nullptr;
   };
@@ -149,14 +161,34 @@ class GpuExecutable {
 
   absl::Status CheckRunOptions(const RunOptions& options) const;
 
-  // One execution from start to the deferred teardown. `state` is null
-  // when it could not be initialized (`state_status` says why). With
-  // `ordered`, the caller holds state->order_mu.
-  absl::StatusOr<ExecutionOutput> Execute(
+  // One execution of an executable that caches buffers, ordered after the
+  // previous one on the device, which shares them.
+  absl::StatusOr<ExecutionOutput> ExecuteOrdered(
       const RunOptions& options, std::vector<ExecutionInput>& arguments,
-      std::shared_ptr<ExecutionStats> stats, ExecutorState* state,
-      absl::Status state_status, bool ordered);
-  // Frees every cached buffer once all work is done; one status per failure.
+      std::shared_ptr<ExecutionStats> stats, ExecutorState& state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.order_mu);
+  // One execution of an executable that caches nothing: no buffer is
+  // shared, so nothing to order.
+  absl::StatusOr<ExecutionOutput> ExecuteUnordered(
+      const RunOptions& options, std::vector<ExecutionInput>& arguments,
+      std::shared_ptr<ExecutionStats> stats, ExecutorState& state);
+  // An execution that failed before it could start: `status` says why.
+  absl::Status FailBeforeRun(const RunOptions& options,
+                             std::vector<ExecutionInput>& arguments,
+                             std::shared_ptr<ExecutionStats> stats,
+                             absl::Status status);
+  // Runs the thunks unless `run` already failed, then records the
+  // completion event; errors go to run.status.
+  void Enqueue(const RunOptions& options,
+               std::vector<ExecutionInput>& arguments, ExecutorState& state,
+               ExecutionStats* stats, RunState& run);
+  // The output, or the error, of an enqueued execution; everything it owns
+  // and does not return is handed to the deferred teardown.
+  absl::StatusOr<ExecutionOutput> Finish(
+      const RunOptions& options, std::vector<ExecutionInput>& arguments,
+      std::shared_ptr<ExecutionStats> stats, RunState& run);
+  // Frees every cached buffer once all work is done and starts a new
+  // generation of each executor's allocator; one status per failure.
   std::vector<absl::Status> ReleaseCaches();
   absl::Status CheckArguments(absl::Span<const ExecutionInput> arguments) const;
 
@@ -171,20 +203,26 @@ class GpuExecutable {
 
   // The one place that decides where an allocation's memory comes from for
   // an execution: the caller's buffer (or a copy of it) for a parameter,
-  // the executor's upload for a constant, the run's allocator for temps and
-  // outputs. Memory the execution owns is recorded in `run`.
+  // the executor's upload for a constant, the cache or the run's allocator
+  // for temps and outputs. What the execution obtains goes through
+  // run.buffers and is recorded in `run`.
   absl::StatusOr<se::DeviceAddressBase> BufferForAllocation(
       const BufferAllocation& allocation, const RunOptions& options,
       std::vector<ExecutionInput>& arguments, const ExecutorState& state,
       ExecutionStats* stats, RunState& run);
   // A cached buffer for `allocation`, counted in `stats` and marked in `run`.
   absl::StatusOr<se::DeviceAddressBase> CachedBuffer(
-      const BufferAllocation& allocation, ExecutionStats* stats, RunState& run);
+      const BufferAllocation& allocation, const RunOptions& options,
+      ExecutionStats* stats, RunState& run);
+  // An uncached buffer for `allocation`, counted in `stats`, owned by `run`.
+  absl::StatusOr<se::DeviceAddressBase> OwnedBuffer(
+      const BufferAllocation& allocation, const RunOptions& options,
+      ExecutionStats* stats, RunState& run);
   absl::StatusOr<se::DeviceAddressBase> ParameterBuffer(
       const BufferAllocation& allocation, const RunOptions& options,
       ExecutionInput& argument, ExecutionStats* stats, RunState& run);
 
-  ExecutionOutput MakeOutput(RunState& run, std::shared_ptr<se::Event> done,
+  ExecutionOutput MakeOutput(RunState& run,
                              std::shared_ptr<ExecutionStats> stats);
 
   const std::string module_name_;
@@ -198,6 +236,8 @@ class GpuExecutable {
   // Read once from debug_options_.
   const bool use_cached_allocs_;
   const bool stabilize_parameters_;
+  // Whether executions share cached buffers, and so are ordered per device.
+  const bool ordered_;
 
   const std::shared_ptr<ExecutionStats> stats_;
   // Shared with ExecutionOutputs, which may outlive the executable.

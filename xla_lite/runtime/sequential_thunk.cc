@@ -19,14 +19,6 @@ absl::Status Annotate(const absl::Status& status, const Thunk& thunk) {
 SequentialThunk::SequentialThunk(std::string name, ThunkSequence thunks)
     : Thunk(Kind::kSequential, std::move(name)), thunks_(std::move(thunks)) {}
 
-absl::Status SequentialThunk::Prepare(const PrepareParams& params) {
-  for (const auto& thunk : thunks_) {
-    absl::Status status = thunk->Prepare(params);
-    if (!status.ok()) return Annotate(status, *thunk);
-  }
-  return absl::OkStatus();
-}
-
 absl::Status SequentialThunk::Initialize(const InitializeParams& params) {
   for (const auto& thunk : thunks_) {
     absl::Status status = thunk->Initialize(params);

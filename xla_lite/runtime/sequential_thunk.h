@@ -13,7 +13,6 @@ class SequentialThunk : public Thunk {
  public:
   SequentialThunk(std::string name, ThunkSequence thunks);
 
-  absl::Status Prepare(const PrepareParams& params) override;
   absl::Status Initialize(const InitializeParams& params) override;
   // Stops at the first thunk that fails to enqueue; work already enqueued
   // stays on the stream.

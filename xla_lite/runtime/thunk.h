@@ -71,10 +71,6 @@ class Thunk {
     kCommandBuffer,
   };
 
-  struct PrepareParams {
-    se::StreamExecutor* executor = nullptr;
-  };
-
   struct InitializeParams {
     se::StreamExecutor* executor = nullptr;
     se::Stream* stream = nullptr;
@@ -116,12 +112,6 @@ class Thunk {
   Kind kind() const { return kind_; }
   // A label for logs and profiles (the HLO instruction it came from).
   const std::string& name() const { return name_; }
-
-  // Runs before every execution, before Initialize; a thunk declares here
-  // what the execution needs from outside it. Nothing needs it yet.
-  virtual absl::Status Prepare(const PrepareParams& params) {
-    return absl::OkStatus();
-  }
 
   // Loads what the thunk needs on one executor (kernels, BLAS handles).
   // Called at least once per executor before ExecuteOnStream and outside
