@@ -1,7 +1,6 @@
 #include "xla_lite/runtime/command_buffer_thunk.h"
 
 #include <algorithm>
-#include <fstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -10,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/command_dependencies.h"
@@ -129,14 +129,6 @@ std::string FileNameOf(absl::string_view name) {
     if (!absl::ascii_isalnum(c) && c != '.' && c != '-' && c != '_') c = '_';
   }
   return file;
-}
-
-absl::Status WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::trunc);
-  out << contents;
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
 }
 
 double MicrosSince(absl::Time start) {
@@ -397,7 +389,8 @@ void CommandBufferThunk::DumpDot(const ExecutorState& state,
       absl::StrFormat("%s/%s.device%d.record%d.dot", dir, FileNameOf(name()),
                       params.executor()->device_ordinal(), state.records);
   // A dump is a debugging aid: failing to write one must not fail the run.
-  absl::Status status = WriteFile(path, state.command_buffer->ToDot());
+  absl::Status status =
+      base::WriteFileAtomically(path, state.command_buffer->ToDot());
   if (!status.ok()) {
     LOG(WARNING) << ToString() << ": " << status;
     return;
