@@ -100,7 +100,8 @@ std::string TemporaryPathFor(const std::string& path) {
 // Creates `path`, which must not exist, and writes `contents`; removes it
 // again when that fails.
 absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
-  ScopedFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  ScopedFd fd(
+      open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (fd.get() < 0) return ErrnoStatus(errno, "cannot create", path);
   absl::Status status = WriteAll(fd.get(), path, contents);
   if (fd.Close() != 0 && status.ok()) {
@@ -126,7 +127,9 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path,
   // O_NONBLOCK and a second check: the path may have been replaced since.
   ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) return ErrnoStatus(errno, "cannot read", path);
-  if (fstat(fd.get(), &info) != 0) return ErrnoStatus(errno, "cannot read", path);
+  if (fstat(fd.get(), &info) != 0) {
+    return ErrnoStatus(errno, "cannot read", path);
+  }
   if (absl::Status status = CheckRegular(info, path, max_size); !status.ok()) {
     return status;
   }

@@ -29,8 +29,9 @@ TEST(ExecutionCountersTest, EveryMemberIsAListedCounter) {
   }
   EXPECT_EQ(names.size(), fields.size());
   EXPECT_EQ(fields.front().name, std::string("executions"));
-  EXPECT_EQ(ExecutionCounters::NameOf(&ExecutionCounters::command_buffer_traces),
-            "command_buffer_traces");
+  EXPECT_EQ(
+      ExecutionCounters::NameOf(&ExecutionCounters::command_buffer_traces),
+      "command_buffer_traces");
 }
 
 // Gives every counter a different value, so that a counter read from or
@@ -78,12 +79,14 @@ TEST(ExecutionCountersTest, PrintsEveryCounterInListOrder) {
   std::vector<std::string> parts = absl::StrSplit(text, ' ');
   ASSERT_EQ(parts.size(), ExecutionCounters::Fields().size());
   for (size_t i = 0; i < parts.size(); ++i) {
-    EXPECT_THAT(parts[i], StartsWith(std::string(
-                              ExecutionCounters::Fields()[i].name) + "="));
+    EXPECT_THAT(
+        parts[i],
+        StartsWith(std::string(ExecutionCounters::Fields()[i].name) + "="));
   }
 
   std::string json = counters.ToJson();
-  EXPECT_THAT(json, StartsWith("{\"executions\": 2, \"failed_executions\": 0, "));
+  EXPECT_THAT(json,
+              StartsWith("{\"executions\": 2, \"failed_executions\": 0, "));
   EXPECT_TRUE(absl::EndsWith(json, "\"command_buffer_launches\": 3}")) << json;
   EXPECT_EQ(std::vector<std::string>(absl::StrSplit(json, ':')).size(),
             ExecutionCounters::Fields().size() + 1);

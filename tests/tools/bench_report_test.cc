@@ -15,9 +15,9 @@ namespace xla_lite {
 namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
+using gpu::ExecutionCounters;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using gpu::ExecutionCounters;
 
 constexpr char kBaseline[] = "configs/bench_baselines/h100.json";
 
@@ -58,8 +58,7 @@ TEST(SteadyCountersTest, EveryNonzeroCounterPerStep) {
   EXPECT_EQ(SteadyPerStep(mode, &ExecutionCounters::stabilization_copies), 2);
   EXPECT_EQ(SteadyPerStep(mode, &ExecutionCounters::command_buffer_launches),
             1);
-  EXPECT_EQ(SteadyPerStep(mode, &ExecutionCounters::command_buffer_updates),
-            0);
+  EXPECT_EQ(SteadyPerStep(mode, &ExecutionCounters::command_buffer_updates), 0);
   EXPECT_FALSE(mode.steady().contains("command_buffer_updates"));
 }
 
@@ -196,13 +195,14 @@ TEST(BaselineTest, FileErrorsNameThePath) {
 
 TEST(PeersTest, ReadsLinesAndSkipsErrors) {
   std::string path = absl::StrCat(::testing::TempDir(), "/peers.jsonl");
-  ASSERT_TRUE(base::WriteFileAtomically(
-                  path,
-                  "{\"peer\": \"JAX jit\", \"model\": \"48-96\", \"batch\": 24, "
-                  "\"median_step_us\": 92.3}\n"
-                  "{\"peer\": \"torch\", \"error\": \"no GPU\"}\n\n"
-                  "{\"peer\": \"PyTorch eager\", \"median_step_us\": 903.7}\n")
-                  .ok());
+  ASSERT_TRUE(
+      base::WriteFileAtomically(
+          path,
+          "{\"peer\": \"JAX jit\", \"model\": \"48-96\", \"batch\": 24, "
+          "\"median_step_us\": 92.3}\n"
+          "{\"peer\": \"torch\", \"error\": \"no GPU\"}\n\n"
+          "{\"peer\": \"PyTorch eager\", \"median_step_us\": 903.7}\n")
+          .ok());
   absl::StatusOr<std::vector<BenchPeer>> peers = ReadPeers(path);
   ASSERT_TRUE(peers.ok()) << peers.status();
   ASSERT_EQ(peers->size(), 2);

@@ -58,7 +58,9 @@ ExecutionCounters ExecutionCounters::operator-(
   return difference;
 }
 
-std::string ExecutionCounters::ToString() const { return Join(*this, "=", " "); }
+std::string ExecutionCounters::ToString() const {
+  return Join(*this, "=", " ");
+}
 
 std::string ExecutionCounters::ToJson() const {
   return absl::StrCat("{\"", Join(*this, "\": ", ", \""), "}");

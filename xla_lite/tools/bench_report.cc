@@ -68,9 +68,10 @@ absl::StatusOr<BenchMode::Mode> ParseBenchMode(const std::string& name) {
     return mode;
   }
   std::vector<std::string> names;
-  for (int i = 0; i < BenchMode::Mode_descriptor()->value_count(); ++i) {
-    int number = BenchMode::Mode_descriptor()->value(i)->number();
-    if (number != BenchMode::unknown) names.push_back(BenchMode::Mode_Name(number));
+  const google::protobuf::EnumDescriptor* modes = BenchMode::Mode_descriptor();
+  for (int i = 0; i < modes->value_count(); ++i) {
+    if (modes->value(i)->number() == BenchMode::unknown) continue;
+    names.push_back(modes->value(i)->name());
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown bench mode '", name, "'; the modes are ",
