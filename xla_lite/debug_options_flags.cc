@@ -1,12 +1,9 @@
 #include "xla_lite/debug_options_flags.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -24,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -458,21 +456,6 @@ class CollectingErrorCollector : public google::protobuf::io::ErrorCollector {
   std::vector<std::string> errors_;
 };
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return absl::ErrnoToStatus(
-        errno, absl::StrCat("cannot open debug options preset ", path));
-  }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (file.bad()) {
-    return absl::DataLossError(
-        absl::StrCat("cannot read debug options preset ", path));
-  }
-  return contents.str();
-}
-
 }  // namespace
 
 DebugOptions DefaultDebugOptions() {
@@ -565,14 +548,17 @@ absl::StatusOr<DebugOptions> DebugOptionsFromEnvironment() {
 
 absl::Status LoadDebugOptionsPreset(const std::string& path,
                                     DebugOptions* options) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  if (!text.ok()) {
+    return WithPrefix(text.status(), "debug options preset: ");
+  }
   DebugOptions preset;
   CollectingErrorCollector errors;
   TextFormat::ParseInfoTree locations;
   TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&locations);
-  if (!parser.ParseFromString(text, &preset)) {
+  if (!parser.ParseFromString(*text, &preset)) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ":",
         errors.errors().empty() ? " not a valid text-format DebugOptions"

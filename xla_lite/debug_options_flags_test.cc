@@ -447,6 +447,14 @@ TEST(PresetTest, MissingFile) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("nope.txtpb"));
 }
 
+TEST(PresetTest, FolderIsNotAPreset) {
+  DebugOptions options = DefaultDebugOptions();
+  const absl::Status status =
+      LoadDebugOptionsPreset(::testing::TempDir(), &options);
+  ExpectInvalidArgument(status, {"debug options preset", "not a regular file"});
+  EXPECT_TRUE(MessageDifferencer::Equals(options, DefaultDebugOptions()));
+}
+
 TEST(PresetTest, MalformedFileReportsLine) {
   const std::string path = ::testing::TempDir() + "malformed.txtpb";
   {

@@ -1,14 +1,6 @@
 #include "stream_executor/gpu/gpu_kernel_cache.h"
 
-#include <unistd.h>
-
-#include <atomic>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -16,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/gpu/content_hash.h"
@@ -64,40 +57,18 @@ std::string VersionString(const GpuCompilerApi& api) {
   return absl::StrCat(major, ".", minor);
 }
 
-// nullopt when the file is missing or empty: both are plain cache misses.
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
-  if (in.bad() || bytes.empty()) return std::nullopt;
-  return bytes;
-}
-
-// Writes to a file unique to this process and call, then renames it over
-// `path`: rename is atomic within a directory, so a reader sees either no
-// file or a complete one, whichever process wins.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& bytes) {
-  static std::atomic<int64_t> counter{0};
-  std::string temp =
-      absl::StrCat(path, ".tmp.", getpid(), ".", counter.fetch_add(1), ".",
-                   absl::ToUnixNanos(absl::Now()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(temp.c_str());
-      return absl::InternalError(absl::StrCat("cannot write ", temp));
+// nullopt is a cache miss: a missing or empty file, or one that cannot be
+// read (said in the log, as the cache only saves time).
+std::optional<std::string> ReadCachedImage(const std::string& path) {
+  absl::StatusOr<std::string> bytes = base::ReadFileToString(path);
+  if (!bytes.ok()) {
+    if (!absl::IsNotFound(bytes.status())) {
+      LOG(WARNING) << "Kernel cache: " << bytes.status();
     }
+    return std::nullopt;
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::InternalError(
-        absl::StrCat("cannot rename ", temp, " to ", path));
-  }
-  return absl::OkStatus();
+  if (bytes->empty()) return std::nullopt;
+  return *std::move(bytes);
 }
 
 }  // namespace
@@ -143,7 +114,7 @@ absl::StatusOr<GpuKernelImage> GpuKernelCache::GetOrCompile(
 
   if (!cache_dir_.empty()) {
     std::string path = DiskPath(image.key, target);
-    if (std::optional<std::string> bytes = ReadFile(path)) {
+    if (std::optional<std::string> bytes = ReadCachedImage(path)) {
       if (image.format == GpuCodeFormat::kAssembly && bytes->back() != '\0') {
         bytes->push_back('\0');
       }
@@ -165,12 +136,11 @@ absl::StatusOr<GpuKernelImage> GpuKernelCache::GetOrCompile(
 
   bool written = false;
   if (!cache_dir_.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(cache_dir_, error);
-    absl::Status status =
-        error ? absl::InternalError(absl::StrCat("cannot create ", cache_dir_,
-                                                 ": ", error.message()))
-              : WriteFileAtomically(DiskPath(image.key, target), *image.bytes);
+    absl::Status status = base::CreateDirectories(cache_dir_);
+    if (status.ok()) {
+      status = base::WriteFileAtomically(DiskPath(image.key, target),
+                                         *image.bytes);
+    }
     // The disk cache only saves time: failing to fill it is not an error.
     if (status.ok()) {
       written = true;

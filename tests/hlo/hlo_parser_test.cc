@@ -485,6 +485,13 @@ TEST(HloParserSampleTest, MissingFileIsNotFound) {
   EXPECT_THAT(module.status().message(), HasSubstr("/nonexistent/x.hlo"));
 }
 
+TEST(HloParserSampleTest, FolderIsInvalidArgument) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModuleFile(::testing::TempDir());
+  EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(module.status().message(), HasSubstr("not a regular file"));
+}
+
 // Damaged text is refused with INVALID_ARGUMENT and a position, never a
 // crash: every prefix ending at a line end, and the text with one character
 // dropped at many places.

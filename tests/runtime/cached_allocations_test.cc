@@ -55,15 +55,15 @@ TEST_P(CachedAllocationsTest, CopyModeReplaysWithOneCopyPerMovedBatch) {
   auto executable =
       Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
   LoopResult run = RunLoop(*executable, batches, initial, BatchMode::kMoving);
-  StepCounters steady = run.after_last - run.after_step2;
-  EXPECT_EQ(run.after_step2.records, 1);
-  EXPECT_EQ(steady.records, 0);
-  EXPECT_EQ(steady.updates, 0);
-  EXPECT_EQ(steady.traces, 0);
+  gpu::ExecutionCounters steady = run.after_last - run.after_step2;
+  EXPECT_EQ(run.after_step2.command_buffer_records, 1);
+  EXPECT_EQ(steady.command_buffer_records, 0);
+  EXPECT_EQ(steady.command_buffer_updates, 0);
+  EXPECT_EQ(steady.command_buffer_traces, 0);
   // Only the batch moves: w and b are donated and come back in place.
-  EXPECT_EQ(steady.copies, kSteps - 2);
-  EXPECT_EQ(steady.copy_backs, 0);
-  EXPECT_EQ(steady.launches, kSteps - 2);
+  EXPECT_EQ(steady.stabilization_copies, kSteps - 2);
+  EXPECT_EQ(steady.stabilization_copy_backs, 0);
+  EXPECT_EQ(steady.command_buffer_launches, kSteps - 2);
   ExpectSameResults(run.state, OpByOp(batches, initial));
 }
 
@@ -73,11 +73,11 @@ TEST_P(CachedAllocationsTest, StagedModeCopiesNothing) {
   auto executable =
       Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_STAGED));
   LoopResult run = RunLoop(*executable, batches, initial, BatchMode::kStaged);
-  StepCounters steady = run.after_last - run.after_step2;
-  EXPECT_EQ(run.after_last.copies, 0);
-  EXPECT_EQ(run.after_last.records, 1);
-  EXPECT_EQ(steady.updates, 0);
-  EXPECT_EQ(steady.traces, 0);
+  gpu::ExecutionCounters steady = run.after_last - run.after_step2;
+  EXPECT_EQ(run.after_last.stabilization_copies, 0);
+  EXPECT_EQ(run.after_last.command_buffer_records, 1);
+  EXPECT_EQ(steady.command_buffer_updates, 0);
+  EXPECT_EQ(steady.command_buffer_traces, 0);
   ExpectSameResults(run.state, OpByOp(batches, initial));
 }
 
@@ -87,8 +87,8 @@ TEST_P(CachedAllocationsTest, FixedBatchNeedsNoCopies) {
   auto executable =
       Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
   LoopResult run = RunLoop(*executable, batches, initial, BatchMode::kFixed);
-  EXPECT_EQ(run.after_last.copies, 0);
-  EXPECT_EQ((run.after_last - run.after_step2).updates, 0);
+  EXPECT_EQ(run.after_last.stabilization_copies, 0);
+  EXPECT_EQ((run.after_last - run.after_step2).command_buffer_updates, 0);
   ExpectSameResults(run.state, OpByOp(batches, initial));
 }
 
@@ -98,12 +98,12 @@ TEST_P(CachedAllocationsTest, WithoutStabilizationEveryStepUpdatesAndRetraces) {
   auto executable =
       Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_NONE));
   LoopResult run = RunLoop(*executable, batches, initial, BatchMode::kMoving);
-  StepCounters steady = run.after_last - run.after_step2;
-  EXPECT_EQ(steady.records, 0);
-  EXPECT_EQ(steady.updates, 18);
+  gpu::ExecutionCounters steady = run.after_last - run.after_step2;
+  EXPECT_EQ(steady.command_buffer_records, 0);
+  EXPECT_EQ(steady.command_buffer_updates, 18);
   // Both gemms read the batch; a new address is a new trace.
-  EXPECT_EQ(steady.traces, 2 * 18);
-  EXPECT_EQ(run.after_last.copies, 0);
+  EXPECT_EQ(steady.command_buffer_traces, 2 * 18);
+  EXPECT_EQ(run.after_last.stabilization_copies, 0);
   ExpectSameResults(run.state, OpByOp(batches, initial));
 }
 
@@ -114,8 +114,8 @@ TEST_P(CachedAllocationsTest, WithoutCachedAllocationsTempsMoveEveryStep) {
       Build(StepOptions(false, DebugOptions::PARAMETER_STABILIZATION_COPY));
   // A fixed batch: only the run's own allocations can move.
   LoopResult run = RunLoop(*executable, batches, initial, BatchMode::kFixed);
-  StepCounters steady = run.after_last - run.after_step2;
-  EXPECT_GT(steady.updates, 0);
+  gpu::ExecutionCounters steady = run.after_last - run.after_step2;
+  EXPECT_GT(steady.command_buffer_updates, 0);
   ExpectSameResults(run.state, OpByOp(batches, initial));
 }
 
@@ -152,12 +152,12 @@ TEST_P(CachedAllocationsTest, MovedDonatedParameterIsCopiedInAndBack) {
   }
   ExpectNear(w, expected.w, kReferenceTolerance);
   ExpectNear(b, expected.b, kReferenceTolerance);
-  StepCounters total = ReadCounters(executable->stats());
+  gpu::ExecutionCounters total = executable->stats().Snapshot();
   // From the record on (step 2), w and b are stabilized: in and back.
-  EXPECT_EQ(total.copies, 2 * (batches.size() - 1));
-  EXPECT_EQ(total.copy_backs, 2 * (batches.size() - 1));
-  EXPECT_EQ(total.records, 1);
-  EXPECT_EQ(total.updates, 0);
+  EXPECT_EQ(total.stabilization_copies, 2 * (batches.size() - 1));
+  EXPECT_EQ(total.stabilization_copy_backs, 2 * (batches.size() - 1));
+  EXPECT_EQ(total.command_buffer_records, 1);
+  EXPECT_EQ(total.command_buffer_updates, 0);
 }
 
 TEST_P(CachedAllocationsTest, CachedResultsAreViewsUnlessCopiesAreAsked) {

@@ -126,14 +126,14 @@ void BM_TrainStep(benchmark::State& state) {
   };
   // Warmup and record happen before timing starts.
   for (int i = 0; i < 3; ++i) run_step();
-  StepCounters before = ReadCounters((*executable)->stats());
+  gpu::ExecutionCounters before = (*executable)->stats().Snapshot();
   for (auto _ : state) run_step();
-  StepCounters delta = ReadCounters((*executable)->stats()) - before;
+  gpu::ExecutionCounters delta = (*executable)->stats().Snapshot() - before;
   double steps = state.iterations();
-  state.counters["updates"] = delta.updates / steps;
-  state.counters["traces"] = delta.traces / steps;
-  state.counters["copies"] = delta.copies / steps;
-  state.counters["launches"] = delta.launches / steps;
+  state.counters["updates"] = delta.command_buffer_updates / steps;
+  state.counters["traces"] = delta.command_buffer_traces / steps;
+  state.counters["copies"] = delta.stabilization_copies / steps;
+  state.counters["launches"] = delta.command_buffer_launches / steps;
 }
 BENCHMARK(BM_TrainStep)->DenseRange(kOpByOp, kCachedStaged)->UseRealTime();
 

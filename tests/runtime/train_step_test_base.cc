@@ -12,15 +12,6 @@ using gpu::ExecutionInput;
 using gpu::ExecutionOutput;
 using gpu::GpuExecutable;
 
-StepCounters ReadCounters(const gpu::ExecutionStats& stats) {
-  return {stats.command_buffer_records.load(),
-          stats.command_buffer_updates.load(),
-          stats.command_buffer_traces.load(),
-          stats.stabilization_copies.load(),
-          stats.stabilization_copy_backs.load(),
-          stats.command_buffer_launches.load()};
-}
-
 DebugOptions StepOptions(bool cached_allocs,
                          DebugOptions::ParameterStabilization mode,
                          bool command_buffers) {
@@ -106,10 +97,10 @@ TrainStepTest::LoopResult TrainStepTest::RunLoop(
     if (mode != BatchMode::kMoving) {
       EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
     }
-    if (step == 1) result.after_step2 = ReadCounters(executable.stats());
+    if (step == 1) result.after_step2 = executable.stats().Snapshot();
   }
   EXPECT_TRUE(stream_->BlockHostUntilDone().ok());
-  result.after_last = ReadCounters(executable.stats());
+  result.after_last = executable.stats().Snapshot();
   result.state = {Download<float>(w.cref()), Download<float>(b.cref()),
                   Download<float>(last.result(2))};
   return result;

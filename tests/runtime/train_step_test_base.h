@@ -14,23 +14,12 @@
 #include "tests/runtime/runtime_test_base.h"
 #include "tests/runtime/train_step_program.h"
 #include "xla_lite/debug_options.pb.h"
+#include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/runtime/gpu_executable.h"
 
 namespace xla_lite::testing {
 
 enum class BatchMode { kMoving, kFixed, kStaged };
-
-// The counters the step tests look at, read at one point in time.
-struct StepCounters {
-  int64_t records = 0, updates = 0, traces = 0, copies = 0, copy_backs = 0,
-          launches = 0;
-  StepCounters operator-(const StepCounters& o) const {
-    return {records - o.records, updates - o.updates, traces - o.traces,
-            copies - o.copies,   copy_backs - o.copy_backs,
-            launches - o.launches};
-  }
-};
-StepCounters ReadCounters(const gpu::ExecutionStats& stats);
 
 DebugOptions StepOptions(bool cached_allocs,
                          DebugOptions::ParameterStabilization mode,
@@ -41,7 +30,7 @@ class TrainStepTest : public RuntimeTest {
   struct LoopResult {
     TrainStepState state;
     // After the second step, and after the last.
-    StepCounters after_step2, after_last;
+    gpu::ExecutionCounters after_step2, after_last;
   };
 
   std::vector<std::vector<float>> Batches(int64_t steps, uint32_t seed);

@@ -15,7 +15,7 @@
 #include "xla_lite/hlo/hlo_parser.h"
 #include "xla_lite/runtime/command_buffer_thunk.h"
 #include "xla_lite/service/compiler.h"
-#include "xla_lite/tools/training_loop.h"
+#include "xla_lite/training/training_loop.h"
 
 namespace xla_lite::testing {
 namespace {

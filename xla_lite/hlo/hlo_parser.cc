@@ -1,8 +1,6 @@
 #include "xla_lite/hlo/hlo_parser.h"
 
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -10,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/hlo_lexer.h"
@@ -458,16 +457,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFile(
     const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return absl::NotFoundError(absl::StrCat("cannot read HLO file ", path));
-  }
-  std::stringstream contents;
-  contents << file.rdbuf();
-  if (file.bad()) {
-    return absl::NotFoundError(absl::StrCat("error reading HLO file ", path));
-  }
-  return ParseHloModule(contents.str(), path);
+  ASSIGN_OR_RETURN(std::string text, base::ReadFileToString(path));
+  return ParseHloModule(text, path);
 }
 
 }  // namespace xla_lite

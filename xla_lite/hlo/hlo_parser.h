@@ -20,7 +20,8 @@ namespace xla_lite {
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     absl::string_view text, absl::string_view source_name = "<hlo text>");
 
-// Reads and parses a file; NOT_FOUND naming the path when it can't be read.
+// Reads and parses a file; read errors as base/file_util.h says (NOT_FOUND
+// for a missing path, INVALID_ARGUMENT for a folder, ...).
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFile(
     const std::string& path);
 

@@ -1,8 +1,6 @@
 #include "xla_lite/hlo/npy.h"
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 
@@ -225,17 +224,6 @@ absl::StatusOr<Literal> Parse(absl::string_view bytes,
                  std::vector<uint8_t>(data.begin(), data.end()));
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream contents;
-  contents << file.rdbuf();
-  if (file.bad()) {
-    return absl::DataLossError(absl::StrCat("error reading ", path));
-  }
-  return contents.str();
-}
-
 }  // namespace
 
 absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
@@ -273,28 +261,17 @@ std::string SerializeNpy(const Literal& literal) {
 }
 
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  ASSIGN_OR_RETURN(std::string bytes, base::ReadFileToString(path));
   return ParseNpy(bytes, path);
 }
 
 absl::StatusOr<Literal> ReadNpyFileWithBF16(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  ASSIGN_OR_RETURN(std::string bytes, base::ReadFileToString(path));
   return ParseNpyWithBF16(bytes, path);
 }
 
 absl::Status WriteNpyFile(const std::string& path, const Literal& literal) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot open ", path, " for writing"));
-  }
-  std::string bytes = SerializeNpy(literal);
-  file.write(bytes.data(), bytes.size());
-  file.close();
-  if (!file) {
-    return absl::DataLossError(absl::StrCat("error writing ", path));
-  }
-  return absl::OkStatus();
+  return base::WriteFileAtomically(path, SerializeNpy(literal));
 }
 
 }  // namespace xla_lite

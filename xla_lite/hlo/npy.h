@@ -23,6 +23,8 @@ std::string SerializeNpy(const Literal& literal);
 absl::StatusOr<Literal> ParseNpyWithBF16(
     absl::string_view bytes, absl::string_view source_name = "<npy>");
 
+// Files: errors as base/file_util.h says (NOT_FOUND for a missing path, ...),
+// and a malformed array is INVALID_ARGUMENT naming the path.
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
 absl::StatusOr<Literal> ReadNpyFileWithBF16(const std::string& path);
 absl::Status WriteNpyFile(const std::string& path, const Literal& literal);

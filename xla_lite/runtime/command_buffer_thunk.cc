@@ -1,7 +1,6 @@
 #include "xla_lite/runtime/command_buffer_thunk.h"
 
 #include <algorithm>
-#include <fstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -10,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/command_dependencies.h"
@@ -90,36 +90,27 @@ std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
   return dependencies;
 }
 
-// Counters of a command buffer and of the trace caches that feed it at one
-// point in time; what a record or update did is the difference of two.
-struct CounterSnapshot {
-  se::CommandBuffer::Counters command_buffer;
-  TraceCache::Counters traces;
-};
-
-CounterSnapshot Snapshot(
+// What a command buffer and the trace caches that feed it have counted so
+// far, as the ExecutionStats counters they feed; what a record or update
+// did is the difference of two readings.
+ExecutionCounters CountersOf(
     const se::CommandBuffer& command_buffer,
     const std::vector<std::unique_ptr<TraceCache>>& trace_caches) {
-  CounterSnapshot snapshot{command_buffer.counters(), {}};
+  se::CommandBuffer::Counters graph = command_buffer.counters();
+  ExecutionCounters counters;
+  counters.command_buffer_instantiations = graph.instantiations;
+  counters.command_buffer_node_updates = graph.node_updates;
+  counters.command_buffer_reinstantiations = graph.reinstantiations;
   for (const auto& cache : trace_caches) {
-    snapshot.traces.traces += cache->counters().traces;
-    snapshot.traces.hits += cache->counters().hits;
+    counters.command_buffer_traces += cache->counters().traces;
+    counters.command_buffer_trace_cache_hits += cache->counters().hits;
   }
-  return snapshot;
+  return counters;
 }
 
-void AddDeltas(const CounterSnapshot& before, const CounterSnapshot& after,
-               ExecutionStats* stats) {
-  if (stats == nullptr) return;
-  const se::CommandBuffer::Counters& b = before.command_buffer;
-  const se::CommandBuffer::Counters& a = after.command_buffer;
-  stats->command_buffer_instantiations += a.instantiations - b.instantiations;
-  stats->command_buffer_node_updates += a.node_updates - b.node_updates;
-  stats->command_buffer_reinstantiations +=
-      a.reinstantiations - b.reinstantiations;
-  stats->command_buffer_traces += after.traces.traces - before.traces.traces;
-  stats->command_buffer_trace_cache_hits +=
-      after.traces.hits - before.traces.hits;
+void AddSince(const ExecutionCounters& before, const ExecutionCounters& after,
+              ExecutionStats* stats) {
+  if (stats != nullptr) stats->Add(after - before);
 }
 
 // Thunk names come from HLO and may hold anything; file names may not.
@@ -129,14 +120,6 @@ std::string FileNameOf(absl::string_view name) {
     if (!absl::ascii_isalnum(c) && c != '.' && c != '-' && c != '_') c = '_';
   }
   return file;
-}
-
-absl::Status WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::trunc);
-  out << contents;
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
 }
 
 double MicrosSince(absl::Time start) {
@@ -264,12 +247,13 @@ absl::Status CommandBufferThunk::Record(ExecutorState& state,
   if (!created.ok()) return Annotate(created.status());
   se::CommandBuffer& command_buffer = **created;
 
-  CounterSnapshot before = Snapshot(command_buffer, state.trace_caches);
+  ExecutionCounters before = CountersOf(command_buffer, state.trace_caches);
   absl::StatusOr<std::vector<const Command*>> commands =
       RecordCommands(state, params, command_buffer);
   absl::Status status = commands.status();
   if (status.ok()) status = command_buffer.Finalize();
-  AddDeltas(before, Snapshot(command_buffer, state.trace_caches), params.stats);
+  AddSince(before, CountersOf(command_buffer, state.trace_caches),
+           params.stats);
   if (!status.ok()) return Annotate(status);
 
   state.command_buffer = *std::move(created);
@@ -314,10 +298,11 @@ absl::Status CommandBufferThunk::UpdateMoved(ExecutorState& state,
   if (moved_count == 0) return absl::OkStatus();
 
   absl::Time start = absl::Now();
-  CounterSnapshot before = Snapshot(*state.command_buffer, state.trace_caches);
+  ExecutionCounters before =
+      CountersOf(*state.command_buffer, state.trace_caches);
   absl::StatusOr<int64_t> updated = UpdateCommands(state, params, moved);
-  AddDeltas(before, Snapshot(*state.command_buffer, state.trace_caches),
-            params.stats);
+  AddSince(before, CountersOf(*state.command_buffer, state.trace_caches),
+           params.stats);
   if (!updated.ok()) {
     state.command_buffer.reset();
     state.commands.clear();
@@ -393,7 +378,8 @@ void CommandBufferThunk::DumpDot(const ExecutorState& state,
       absl::StrFormat("%s/%s.device%d.record%d.dot", dir, FileNameOf(name()),
                       params.executor()->device_ordinal(), state.records);
   // A dump is a debugging aid: failing to write one must not fail the run.
-  absl::Status status = WriteFile(path, state.command_buffer->ToDot());
+  absl::Status status =
+      base::WriteFileAtomically(path, state.command_buffer->ToDot());
   if (!status.ok()) {
     LOG(WARNING) << ToString() << ": " << status;
     return;

@@ -2,56 +2,72 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <iterator>
+#include <optional>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
+#include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/tools/bench_report.h"
-#include "xla_lite/tools/compiled_program.h"
-#include "xla_lite/tools/step_statistics.h"
-#include "xla_lite/tools/training_loop.h"
+#include "xla_lite/training/compiled_program.h"
+#include "xla_lite/training/step_statistics.h"
+#include "xla_lite/training/training_loop.h"
 
 namespace xla_lite {
 namespace {
 
 constexpr char kXlaLiteVersion[] = "0.1.0";
 
-struct ModeSpec {
-  const char* name;
+// What each mode runs, in the order bench runs them.
+struct ModeSetup {
+  BenchMode::Mode mode;
+  bool command_buffers;
+  bool cached_allocations;
+  DebugOptions::ParameterStabilization stabilization;
   BatchMode batch;
 };
-constexpr ModeSpec kModes[] = {
-    {"op_by_op", BatchMode::kMoving},
-    {"graphs", BatchMode::kMoving},
-    {"cached_copy", BatchMode::kMoving},
-    {"cached_staged", BatchMode::kStaged},
+constexpr ModeSetup kModeSetups[] = {
+    {BenchMode::op_by_op, false, false,
+     DebugOptions::PARAMETER_STABILIZATION_NONE, BatchMode::kMoving},
+    {BenchMode::graphs, true, false, DebugOptions::PARAMETER_STABILIZATION_NONE,
+     BatchMode::kMoving},
+    {BenchMode::cached_copy, true, true,
+     DebugOptions::PARAMETER_STABILIZATION_COPY, BatchMode::kMoving},
+    {BenchMode::cached_staged, true, true,
+     DebugOptions::PARAMETER_STABILIZATION_STAGED, BatchMode::kStaged},
     // The batch the peers train on: the same buffers every step, so no
     // loader copy and no address to stabilize.
-    {"cached_fixed", BatchMode::kFixed},
+    {BenchMode::cached_fixed, true, true,
+     DebugOptions::PARAMETER_STABILIZATION_COPY, BatchMode::kFixed},
 };
 
-DebugOptions OptionsFor(const std::string& mode, DebugOptions options) {
-  if (mode == "op_by_op") options.clear_xla_gpu_enable_command_buffer();
-  bool cached = absl::StartsWith(mode, "cached_");
-  options.set_xla_gpu_command_buffer_use_cached_allocs(cached);
+DebugOptions OptionsFor(const ModeSetup& setup, DebugOptions options) {
+  if (!setup.command_buffers) options.clear_xla_gpu_enable_command_buffer();
+  options.set_xla_gpu_command_buffer_use_cached_allocs(
+      setup.cached_allocations);
   options.set_xla_gpu_command_buffer_parameter_stabilization(
-      mode == "cached_copy" || mode == "cached_fixed"
-          ? DebugOptions::PARAMETER_STABILIZATION_COPY
-      : mode == "cached_staged" ? DebugOptions::PARAMETER_STABILIZATION_STAGED
-                                : DebugOptions::PARAMETER_STABILIZATION_NONE);
+      setup.stabilization);
   return options;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The modes `flags` asks for, in the order given; all when empty.
+absl::StatusOr<std::vector<ModeSetup>> ModesOf(const BenchFlags& flags) {
+  if (flags.modes.empty()) {
+    return std::vector<ModeSetup>(std::begin(kModeSetups),
+                                  std::end(kModeSetups));
+  }
+  std::vector<ModeSetup> modes;
+  for (absl::string_view name : absl::StrSplit(flags.modes, ',')) {
+    ASSIGN_OR_RETURN(BenchMode::Mode mode, ParseBenchMode(std::string(name)));
+    for (const ModeSetup& setup : kModeSetups) {
+      if (setup.mode == mode) modes.push_back(setup);
+    }
+  }
+  return modes;
 }
 
 // A model folder or an HLO file: its name, HLO path, peer configuration and
@@ -60,7 +76,8 @@ struct ModelSource {
   std::string name, hlo, config, inputs;
 };
 
-ModelSource SourceOf(const std::string& path) {
+// model.txt is optional: without it there is no peer configuration.
+absl::StatusOr<ModelSource> SourceOf(const std::string& path) {
   ModelSource source;
   if (!std::filesystem::is_directory(path)) {
     source.hlo = path;
@@ -70,8 +87,12 @@ ModelSource SourceOf(const std::string& path) {
   source.hlo = path + "/train_step.hlo";
   source.name = std::filesystem::path(path).filename().string();
   if (std::filesystem::exists(path + "/input_0.npy")) source.inputs = path;
+  absl::StatusOr<std::string> text =
+      base::ReadFileToString(path + "/model.txt");
+  if (absl::IsNotFound(text.status())) return source;
+  if (!text.ok()) return text.status();
   std::string layers, batch;
-  for (absl::string_view line : absl::StrSplit(ReadFile(path + "/model.txt"), '\n')) {
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     if (absl::ConsumePrefix(&line, "layers: ")) layers = std::string(line);
     if (absl::ConsumePrefix(&line, "batch: ")) batch = std::string(line);
   }
@@ -79,31 +100,18 @@ ModelSource SourceOf(const std::string& path) {
   return source;
 }
 
-BenchCounters PerStep(const RuntimeCounters& c, int64_t steps) {
-  BenchCounters out;
-  double n = std::max<int64_t>(1, steps);
-  out.set_records(c.records / n);
-  out.set_updates(c.updates / n);
-  out.set_traces(c.traces / n);
-  out.set_parameter_copies(c.parameter_copies / n);
-  out.set_parameter_copy_bytes(c.parameter_copy_bytes / n);
-  out.set_copy_backs(c.copy_backs / n);
-  out.set_graph_launches(c.launches / n);
-  out.set_op_by_op_thunks(c.thunks_executed / n);
-  return out;
-}
-
 absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
-                                  const ModeSpec& spec,
+                                  const ModeSetup& setup,
                                   const BenchFlags& flags,
                                   se::StreamExecutor* executor,
                                   const DebugOptions& base) {
-  DebugOptions options = OptionsFor(spec.name, base);
+  DebugOptions options = OptionsFor(setup, base);
   ASSIGN_OR_RETURN(CompiledProgram program,
                    CompileHloFile(source.hlo, executor, options));
-  ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
-                   TrainingLoop::Create(program.executable.get(),
-                                        program.layout, executor, spec.batch));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<TrainingLoop> loop,
+      TrainingLoop::Create(program.executable.get(), program.layout, executor,
+                           setup.batch));
   std::vector<Literal> arguments;
   if (source.inputs.empty()) {
     arguments = SeededArguments(program.layout,
@@ -113,52 +121,69 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
   }
   RETURN_IF_ERROR(loop->SetArguments(arguments));
 
-  BenchMode mode;
-  mode.set_mode(spec.name);
-  mode.set_batch(BatchModeName(spec.batch));
-  RuntimeCounters after_two;
+  BenchMode measured;
+  measured.set_mode(setup.mode);
+  measured.set_batch(BatchModeName(setup.batch));
+  gpu::ExecutionCounters after_two;
   for (int64_t step = 0; step < 1 + flags.steps; ++step) {
     ASSIGN_OR_RETURN(double micros, loop->Step());
-    if (step == 0) mode.set_first_step_us(micros);
-    if (step == 1) after_two = RuntimeCounters::Read(loop->stats());
-    mode.add_step_us(micros);
+    if (step == 0) measured.set_first_step_us(micros);
+    if (step == 1) after_two = loop->stats().Snapshot();
+    measured.add_step_us(micros);
   }
   std::vector<double> per_step;
   for (int64_t block = 0; block < flags.blocks; ++block) {
     ASSIGN_OR_RETURN(double micros, loop->Steps(flags.block_steps));
     per_step.push_back(micros / flags.block_steps);
   }
-  RuntimeCounters steady = RuntimeCounters::Read(loop->stats()) - after_two;
-  *mode.mutable_steady() = PerStep(steady, steady.executions);
-  mode.set_median_us(Quantile(per_step, 0.5));
-  mode.set_p10_us(Quantile(per_step, 0.1));
-  mode.set_p90_us(Quantile(per_step, 0.9));
-  std::printf("  %-14s median %9.1f us  p90 %9.1f us  first %10.0f us  %s\n",
-              spec.name, mode.median_us(), mode.p90_us(), mode.first_step_us(),
+  gpu::ExecutionCounters steady = loop->stats().Snapshot() - after_two;
+  SetSteadyCounters(steady, steady.executions, &measured);
+  measured.set_median_us(Quantile(per_step, 0.5));
+  measured.set_p10_us(Quantile(per_step, 0.1));
+  measured.set_p90_us(Quantile(per_step, 0.9));
+  std::printf("  %-14s median %9.1f us  p90 %9.1f us  first %10.0f us\n"
+              "    after step 2: %s\n",
+              BenchModeName(setup.mode).c_str(), measured.median_us(),
+              measured.p90_us(), measured.first_step_us(),
               steady.ToString().c_str());
   std::fflush(stdout);
-  return mode;
+  return measured;
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+// Every mode of one model folder or HLO file; errors name model and mode.
+absl::StatusOr<BenchModel> RunModel(const std::string& path,
+                                    const std::vector<ModeSetup>& modes,
+                                    const BenchFlags& flags,
+                                    se::StreamExecutor* executor,
+                                    const DebugOptions& options) {
+  ASSIGN_OR_RETURN(ModelSource source, SourceOf(path));
+  std::printf("bench %s on %s\n", source.name.c_str(),
+              executor->GetDeviceDescription().name.c_str());
+  BenchModel model;
+  model.set_name(source.name);
+  model.set_hlo(source.hlo);
+  model.set_config(source.config);
+  for (const ModeSetup& setup : modes) {
+    absl::StatusOr<BenchMode> measured =
+        RunMode(source, setup, flags, executor, options);
+    if (!measured.ok()) {
+      return absl::Status(
+          measured.status().code(),
+          absl::StrCat(source.name, "/", BenchModeName(setup.mode), ": ",
+                       measured.status().message()));
+    }
+    *model.add_modes() = *std::move(measured);
+  }
+  return model;
 }
 
 absl::Status WriteReports(const BenchResult& result, const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create ", dir, ": ", error.message()));
-  }
+  RETURN_IF_ERROR(base::CreateDirectories(dir));
   ASSIGN_OR_RETURN(std::string json, BenchToJson(result));
-  RETURN_IF_ERROR(WriteFile(dir + "/bench.json", json));
-  RETURN_IF_ERROR(WriteFile(dir + "/bench.svg", BenchSvg(result)));
-  return WriteFile(dir + "/bench.md", BenchTable(result));
+  RETURN_IF_ERROR(base::WriteFileAtomically(dir + "/bench.json", json));
+  RETURN_IF_ERROR(
+      base::WriteFileAtomically(dir + "/bench.svg", BenchSvg(result)));
+  return base::WriteFileAtomically(dir + "/bench.md", BenchTable(result));
 }
 
 }  // namespace
@@ -173,36 +198,28 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
     return absl::InvalidArgumentError(
         "--steps, --blocks and --block_steps must be at least 1");
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
-                   CreateExecutor(platform, options));
-  const se::DeviceDescription& device = executor->GetDeviceDescription();
+  ASSIGN_OR_RETURN(std::vector<ModeSetup> modes, ModesOf(flags));
+  // Files are read first, so that a wrong path fails before the long run.
+  std::optional<BenchResult> baseline;
+  if (!flags.baseline.empty()) {
+    ASSIGN_OR_RETURN(baseline, ReadBenchResult(flags.baseline));
+  }
   BenchResult result;
-  result.set_platform(platform->Name());
-  result.set_device(device.name);
-  result.set_runtime_version(device.runtime_version);
-  result.set_xla_lite_version(kXlaLiteVersion);
   if (!flags.peers.empty()) {
     ASSIGN_OR_RETURN(std::vector<BenchPeer> peers, ReadPeers(flags.peers));
     for (BenchPeer& peer : peers) *result.add_peers() = std::move(peer);
   }
+  ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
+                   CreateExecutor(platform, options));
+  const se::DeviceDescription& device = executor->GetDeviceDescription();
+  result.set_platform(platform->Name());
+  result.set_device(device.name);
+  result.set_runtime_version(device.runtime_version);
+  result.set_xla_lite_version(kXlaLiteVersion);
   for (absl::string_view path : absl::StrSplit(flags.models, ',')) {
-    ModelSource source = SourceOf(std::string(path));
-    std::printf("bench %s on %s (%s)\n", source.name.c_str(),
-                platform->Name().c_str(), device.name.c_str());
-    BenchModel* model = result.add_models();
-    model->set_name(source.name);
-    model->set_hlo(source.hlo);
-    model->set_config(source.config);
-    for (const ModeSpec& spec : kModes) {
-      absl::StatusOr<BenchMode> mode =
-          RunMode(source, spec, flags, executor.get(), options);
-      if (!mode.ok()) {
-        return absl::Status(mode.status().code(),
-                            absl::StrCat(source.name, "/", spec.name, ": ",
-                                         mode.status().message()));
-      }
-      *model->add_modes() = *std::move(mode);
-    }
+    ASSIGN_OR_RETURN(*result.add_models(),
+                     RunModel(std::string(path), modes, flags, executor.get(),
+                              options));
   }
   std::printf("\n%s", BenchTable(result).c_str());
   if (!flags.out.empty()) {
@@ -210,16 +227,7 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
     std::printf("wrote %s/bench.json, bench.svg, bench.md\n", flags.out.c_str());
   }
   RETURN_IF_ERROR(CheckSteadyState(result));
-  if (!flags.baseline.empty()) {
-    std::ifstream in(flags.baseline);
-    if (!in) return absl::NotFoundError("cannot read " + flags.baseline);
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<BenchResult> baseline = BenchFromJson(text.str());
-    if (!baseline.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          flags.baseline, ": ", baseline.status().message()));
-    }
+  if (baseline.has_value()) {
     RETURN_IF_ERROR(CompareWithBaseline(result, *baseline, flags.tolerance));
     std::printf("no regression against %s (tolerance %.0f%%)\n",
                 flags.baseline.c_str(), 100 * flags.tolerance);

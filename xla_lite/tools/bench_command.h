@@ -14,6 +14,9 @@ struct BenchFlags {
   // Comma-separated model folders (configs/models/<name>: train_step.hlo,
   // model.txt, optional input_<i>.npy) or HLO files.
   std::string models;
+  // Comma-separated mode names (op_by_op, graphs, cached_copy, ...); empty
+  // runs them all.
+  std::string modes;
   int64_t steps = 100;       // Synchronized steps, the chart's series.
   int64_t blocks = 20;       // Pipelined blocks for the median ...
   int64_t block_steps = 50;  // ... of this many steps each.
@@ -25,11 +28,12 @@ struct BenchFlags {
 
 // `xla_lite bench`: the step-time regression benchmark. For every model and
 // mode (op_by_op; graphs: command buffers without cached allocations or
-// stabilization; cached_copy; cached_staged) it compiles the step, runs the
-// first step, a synchronized series, and pipelined blocks, and records step
-// times and the runtime's counters. Writes JSON, an SVG chart and a Markdown
-// table, checks the counters that must be exact, and compares medians with
-// the baseline: any failure is a non-OK status (and a non-zero exit).
+// stabilization; cached_copy; cached_staged; cached_fixed: see
+// docs/benchmarks.md) it compiles the step, runs the first step, a
+// synchronized series, and pipelined blocks, and records step times and the
+// runtime's counters. Writes JSON, an SVG chart and a Markdown table, checks
+// the counters that must be exact, and compares medians with the baseline:
+// any failure is a non-OK status (and a non-zero exit).
 absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
                           const DebugOptions& options);
 

@@ -2,21 +2,45 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/file_util.h"
+#include "base/status_macros.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver.h"
+#include "google/protobuf/util/type_resolver_util.h"
 
 namespace xla_lite {
 namespace {
 
-bool IsCached(const std::string& mode) {
-  return absl::StartsWith(mode, "cached_");
+using gpu::ExecutionCounters;
+
+// Modes whose temps and outputs come from the cache of stable allocations.
+bool IsCached(BenchMode::Mode mode) {
+  switch (mode) {
+    case BenchMode::cached_copy:
+    case BenchMode::cached_staged:
+    case BenchMode::cached_fixed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Both kinds of parameter copy: stabilization of a moved parameter, and
+// protection of a borrowed aliased one.
+double CopiesPerStep(const BenchMode& mode) {
+  return SteadyPerStep(mode, &ExecutionCounters::stabilization_copies) +
+         SteadyPerStep(mode, &ExecutionCounters::parameter_copies);
 }
 
 std::string Peers(const BenchResult& result, const BenchModel& model) {
@@ -34,6 +58,41 @@ constexpr const char* kColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd",
 
 }  // namespace
 
+const std::string& BenchModeName(BenchMode::Mode mode) {
+  return BenchMode::Mode_Name(mode);
+}
+
+absl::StatusOr<BenchMode::Mode> ParseBenchMode(const std::string& name) {
+  BenchMode::Mode mode;
+  if (BenchMode::Mode_Parse(name, &mode) && mode != BenchMode::unknown) {
+    return mode;
+  }
+  std::vector<std::string> names;
+  const google::protobuf::EnumDescriptor* modes = BenchMode::Mode_descriptor();
+  for (int i = 0; i < modes->value_count(); ++i) {
+    if (modes->value(i)->number() == BenchMode::unknown) continue;
+    names.push_back(modes->value(i)->name());
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown bench mode '", name, "'; the modes are ",
+                   absl::StrJoin(names, ", ")));
+}
+
+void SetSteadyCounters(const ExecutionCounters& counters, int64_t steps,
+                       BenchMode* mode) {
+  double n = std::max<int64_t>(1, steps);
+  for (const ExecutionCounters::Field& field : ExecutionCounters::Fields()) {
+    int64_t value = counters.*field.value;
+    if (value != 0) (*mode->mutable_steady())[field.name] = value / n;
+  }
+}
+
+double SteadyPerStep(const BenchMode& mode,
+                     int64_t ExecutionCounters::*counter) {
+  auto it = mode.steady().find(std::string(ExecutionCounters::NameOf(counter)));
+  return it == mode.steady().end() ? 0 : it->second;
+}
+
 std::string BenchTable(const BenchResult& result) {
   std::string table = absl::StrFormat(
       "Device: %s (%s, runtime %s), xla_lite %s\n\n"
@@ -46,9 +105,11 @@ std::string BenchTable(const BenchResult& result) {
     for (const BenchMode& mode : model.modes()) {
       absl::StrAppendFormat(
           &table, "| %s | %s | %.1f | %.1f | %.1f | %.0f | %.2f | %.2f | %.2f |\n",
-          model.name(), mode.mode(), mode.median_us(), mode.p10_us(),
-          mode.p90_us(), mode.first_step_us(), mode.steady().updates(),
-          mode.steady().traces(), mode.steady().parameter_copies());
+          model.name(), BenchModeName(mode.mode()), mode.median_us(),
+          mode.p10_us(), mode.p90_us(), mode.first_step_us(),
+          SteadyPerStep(mode, &ExecutionCounters::command_buffer_updates),
+          SteadyPerStep(mode, &ExecutionCounters::command_buffer_traces),
+          CopiesPerStep(mode));
     }
     table += Peers(result, model);
   }
@@ -133,7 +194,8 @@ std::string BenchSvg(const BenchResult& result) {
                             "<polyline fill=\"none\" stroke=\"%s\" "
                             "stroke-width=\"1.2\" points=\"%s\"/>\n",
                             c, absl::StrJoin(points, " "));
-      add_legend(absl::StrFormat("%s %.1f us", mode.mode(), mode.median_us()),
+      add_legend(absl::StrFormat("%s %.1f us", BenchModeName(mode.mode()),
+                                 mode.median_us()),
                  c, false);
     }
     for (const BenchPeer& peer : result.peers()) {
@@ -157,28 +219,34 @@ absl::Status CheckSteadyState(const BenchResult& result) {
   std::vector<std::string> violations;
   for (const BenchModel& model : result.models()) {
     for (const BenchMode& mode : model.modes()) {
-      const BenchCounters& c = mode.steady();
-      std::string where = absl::StrCat(model.name(), "/", mode.mode());
+      std::string where =
+          absl::StrCat(model.name(), "/", BenchModeName(mode.mode()));
+      double records =
+          SteadyPerStep(mode, &ExecutionCounters::command_buffer_records);
+      double updates =
+          SteadyPerStep(mode, &ExecutionCounters::command_buffer_updates);
+      double traces =
+          SteadyPerStep(mode, &ExecutionCounters::command_buffer_traces);
       if (IsCached(mode.mode()) &&
-          (c.records() != 0 || c.updates() != 0 || c.traces() != 0)) {
+          (records != 0 || updates != 0 || traces != 0)) {
         violations.push_back(absl::StrFormat(
             "%s: steady state must not record, update or re-trace; got "
             "%g records, %g updates, %g re-traces per step",
-            where, c.records(), c.updates(), c.traces()));
+            where, records, updates, traces));
       }
-      if (IsCached(mode.mode()) && mode.batch() == "fixed" &&
-          c.parameter_copies() != 0) {
+      bool batch_stays = mode.mode() == BenchMode::cached_staged ||
+                         mode.mode() == BenchMode::cached_fixed;
+      if (batch_stays && CopiesPerStep(mode) != 0) {
         violations.push_back(absl::StrFormat(
             "%s: a batch that never moves must not be copied; got %g "
             "parameter copies per step",
-            where, c.parameter_copies()));
+            where, CopiesPerStep(mode)));
       }
-      if (mode.mode() == "graphs" && mode.batch() == "moving" &&
-          c.updates() < 1) {
+      if (mode.mode() == BenchMode::graphs && updates < 1) {
         violations.push_back(absl::StrFormat(
             "%s: a moving batch without stabilization must update every "
             "step; got %g updates per step",
-            where, c.updates()));
+            where, updates));
       }
     }
   }
@@ -195,12 +263,16 @@ absl::Status CompareWithBaseline(const BenchResult& result,
       if (base.name() != model.name()) continue;
       for (const BenchMode& mode : model.modes()) {
         for (const BenchMode& old : base.modes()) {
-          if (old.mode() != mode.mode() || old.median_us() <= 0) continue;
+          if (old.mode() != mode.mode() || old.mode() == BenchMode::unknown ||
+              old.median_us() <= 0) {
+            continue;
+          }
           double ratio = mode.median_us() / old.median_us();
           if (ratio > 1 + tolerance) {
             regressions.push_back(absl::StrFormat(
                 "%s/%s: median %.1f us vs baseline %.1f us (+%.0f%%)",
-                model.name(), mode.mode(), mode.median_us(), old.median_us(),
+                model.name(), BenchModeName(mode.mode()), mode.median_us(),
+                old.median_us(),
                 100 * (ratio - 1)));
           }
         }
@@ -214,11 +286,30 @@ absl::Status CompareWithBaseline(const BenchResult& result,
 }
 
 absl::StatusOr<std::string> BenchToJson(const BenchResult& result) {
-  std::string json;
+  // Serialized deterministically (map entries sorted by key) and converted
+  // from the wire format, as MessageToJsonString would from its own
+  // unsorted serialization.
+  std::string binary;
+  {
+    google::protobuf::io::StringOutputStream stream(&binary);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!result.SerializeToCodedStream(&coded)) {
+      return absl::InternalError("cannot serialize the bench result");
+    }
+  }
+  constexpr char kUrlPrefix[] = "type.googleapis.com";
+  std::unique_ptr<google::protobuf::util::TypeResolver> resolver(
+      google::protobuf::util::NewTypeResolverForDescriptorPool(
+          kUrlPrefix, google::protobuf::DescriptorPool::generated_pool()));
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.preserve_proto_field_names = true;
-  auto status = google::protobuf::util::MessageToJsonString(result, &json, options);
+  std::string json;
+  auto status = google::protobuf::util::BinaryToJsonString(
+      resolver.get(),
+      absl::StrCat(kUrlPrefix, "/", BenchResult::descriptor()->full_name()),
+      binary, &json, options);
   if (!status.ok()) return absl::InternalError(std::string(status.message()));
   return json;
 }
@@ -234,17 +325,28 @@ absl::StatusOr<BenchResult> BenchFromJson(const std::string& json) {
   return result;
 }
 
+absl::StatusOr<BenchResult> ReadBenchResult(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string json, base::ReadFileToString(path));
+  absl::StatusOr<BenchResult> result = BenchFromJson(json);
+  if (!result.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", result.status().message()));
+  }
+  return result;
+}
+
 absl::StatusOr<std::vector<BenchPeer>> ReadPeers(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  ASSIGN_OR_RETURN(std::string text, base::ReadFileToString(path));
   std::vector<BenchPeer> peers;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++number;
     if (line.empty() || absl::StrContains(line, "\"error\"")) continue;
     BenchPeer peer;
-    auto status = google::protobuf::util::JsonStringToMessage(line, &peer, options);
+    auto status = google::protobuf::util::JsonStringToMessage(
+        std::string(line), &peer, options);
     if (!status.ok()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s:%d: not a peer result: %s", path, number,

@@ -1,30 +1,24 @@
 #include "xla_lite/tools/run_command.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "xla_lite/hlo/npy.h"
 #include "stream_executor/stream_executor.h"
-#include "xla_lite/tools/compiled_program.h"
-#include "xla_lite/tools/training_loop.h"
+#include "xla_lite/training/compiled_program.h"
+#include "xla_lite/training/training_loop.h"
 
 namespace xla_lite {
 namespace {
 
 absl::Status WriteOutputs(const std::string& dir,
                           const std::vector<Literal>& results) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create ", dir, ": ", error.message()));
-  }
+  RETURN_IF_ERROR(base::CreateDirectories(dir));
   for (int64_t i = 0; i < results.size(); ++i) {
     RETURN_IF_ERROR(
         WriteNpyFile(absl::StrCat(dir, "/output_", i, ".npy"), results[i]));

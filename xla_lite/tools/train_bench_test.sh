@@ -13,8 +13,11 @@ out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --steps=6 2>&1) \
 grep -q "^summary: loss" <<<"$out" || fail "no summary: $out"
 grep -q "step 6/6" <<<"$out" || fail "no progress: $out"
 # After step 2 the moving batch (x, y) is copied, nothing recorded again.
-grep -q "after step 2: records=0 updates=0 (0 nodes) re-traces=0" <<<"$out" \
-  || fail "steady state not stable: $out"
+steady=$(grep "after step 2: " <<<"$out")
+for zero in command_buffer_records command_buffer_updates \
+    command_buffer_node_updates command_buffer_traces; do
+  grep -q " $zero=0 " <<<"$steady" || fail "steady state not stable: $out"
+done
 first=$(sed -n 's/^summary: loss \([^ ]*\) -> .*/\1/p' <<<"$out")
 last=$(sed -n 's/^summary: loss [^ ]* -> \(.*\)/\1/p' <<<"$out")
 python3 -c "import sys; sys.exit(0 if float('$last') < float('$first') else 1)" \
@@ -22,7 +25,9 @@ python3 -c "import sys; sys.exit(0 if float('$last') < float('$first') else 1)" 
 
 out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --steps=4 \
   --batch=staged --inputs=$model 2>&1) || fail "staged train failed: $out"
-grep -q "all steps: .*parameter_copies=0 " <<<"$out" || fail "staged copied: $out"
+all=$(grep "all steps: " <<<"$out")
+grep -q " parameter_copies=0 " <<<"$all" && grep -q " stabilization_copies=0 " <<<"$all" \
+  || fail "staged copied: $out"
 
 out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --batch=sideways 2>&1) \
   && fail "bad --batch accepted"
@@ -39,10 +44,15 @@ assert set(modes) == {"op_by_op", "graphs", "cached_copy", "cached_staged",
                      "cached_fixed"}, modes
 for m in modes.values():
     assert m["median_us"] > 0 and len(m["step_us"]) == 5, m
-assert modes["cached_copy"]["steady"].get("updates", 0) == 0
-assert modes["graphs"]["steady"]["updates"] >= 1
-assert modes["cached_fixed"]["steady"].get("parameter_copies", 0) == 0
-assert modes["cached_copy"]["steady"]["parameter_copies"] > 0
+    assert m["steady"]["executions"] == 1, m
+def copies(mode):
+    steady = modes[mode]["steady"]
+    return steady.get("stabilization_copies", 0) + steady.get("parameter_copies", 0)
+assert modes["cached_copy"]["steady"].get("command_buffer_updates", 0) == 0
+assert modes["graphs"]["steady"]["command_buffer_updates"] >= 1
+assert copies("cached_fixed") == 0 and copies("cached_staged") == 0
+assert modes["cached_copy"]["steady"]["stabilization_copies"] > 0
+assert modes["op_by_op"]["steady"]["thunks_executed"] > 0
 root = ET.parse(d + "/bench.svg").getroot()
 assert root.tag.endswith("svg") and len(root.findall(".//{*}polyline")) == 5
 PY
@@ -59,4 +69,18 @@ PY
 out=$("$bin" bench --platform=host --models=$model --steps=2 --blocks=1 \
   --block_steps=2 --baseline="$tmp/fast.json" 2>&1) && fail "regression not caught"
 grep -q "regressed" <<<"$out" || fail "unclear regression report: $out"
+
+# The checked-in GPU baseline is a valid baseline: read, matched by model
+# and mode (a host run is far slower than an H100, so it fails as a
+# regression, not as an unreadable file).
+out=$("$bin" bench --platform=host --models=$model --modes=cached_fixed \
+  --steps=2 --blocks=1 --block_steps=2 \
+  --baseline=configs/bench_baselines/h100.json 2>&1) && fail "host beat an H100"
+grep -q "mlp_softmax_small/cached_fixed: median .* vs baseline 20.9 us" <<<"$out" \
+  || fail "baseline not read: $out"
+
+out=$("$bin" bench --platform=host --models=$model --modes=sideways 2>&1) \
+  && fail "bad --modes accepted"
+grep -q "unknown bench mode 'sideways'; the modes are op_by_op, graphs" <<<"$out" \
+  || fail "unclear --modes error: $out"
 echo PASS

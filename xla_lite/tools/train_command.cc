@@ -11,9 +11,10 @@
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "xla_lite/debug_options_flags.h"
-#include "xla_lite/tools/compiled_program.h"
-#include "xla_lite/tools/step_statistics.h"
-#include "xla_lite/tools/training_loop.h"
+#include "xla_lite/runtime/execution_stats.h"
+#include "xla_lite/training/compiled_program.h"
+#include "xla_lite/training/step_statistics.h"
+#include "xla_lite/training/training_loop.h"
 
 namespace xla_lite {
 namespace {
@@ -102,7 +103,7 @@ absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
   Progress progress(flags.steps);
   std::vector<double> times;
   std::optional<float> first_loss, last_loss;
-  RuntimeCounters after_two;
+  gpu::ExecutionCounters after_two;
   for (int64_t step = 1; step <= flags.steps; ++step) {
     absl::StatusOr<double> micros = loop->Step();
     if (!micros.ok()) {
@@ -113,10 +114,10 @@ absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
     times.push_back(*micros);
     ASSIGN_OR_RETURN(last_loss, loop->Loss());
     if (step == 1) first_loss = last_loss;
-    if (step == 2) after_two = RuntimeCounters::Read(loop->stats());
+    if (step == 2) after_two = loop->stats().Snapshot();
     progress.Update(step, last_loss, *micros);
   }
-  RuntimeCounters total = RuntimeCounters::Read(loop->stats());
+  gpu::ExecutionCounters total = loop->stats().Snapshot();
   std::vector<double> steady(times.begin() + std::min<size_t>(1, times.size()),
                              times.end());
   std::printf("summary: loss %s -> %s\n", LossText(first_loss).c_str(),

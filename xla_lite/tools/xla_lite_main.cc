@@ -4,7 +4,8 @@
 //                            compiles and runs K training steps
 //   train --hlo=FILE [--steps=N] [--batch=moving|fixed|staged] [--inputs=DIR]
 //                            a training loop with progress and a summary
-//   bench --models=DIR[,DIR...] [--out=DIR] [--baseline=FILE] [--peers=FILE]
+//   bench --models=DIR[,DIR...] [--modes=NAME,...] [--out=DIR]
+//         [--baseline=FILE] [--peers=FILE]
 //                            the step-time regression benchmark
 //
 // XLA_FLAGS applies to every subcommand (read once, here).
@@ -42,6 +43,9 @@ ABSL_FLAG(uint32_t, seed, 0, "train: seed for arguments when no --inputs");
 ABSL_FLAG(std::string, models, "",
           "bench: model folders (configs/models/<name>) or HLO files, "
           "comma-separated");
+ABSL_FLAG(std::string, modes, "",
+          "bench: modes to run, comma-separated (op_by_op, graphs, "
+          "cached_copy, cached_staged, cached_fixed); empty: all");
 ABSL_FLAG(std::string, out, "", "bench: folder for bench.json/.svg/.md");
 ABSL_FLAG(std::string, baseline, "",
           "bench: a bench.json whose medians this run must not exceed");
@@ -120,6 +124,7 @@ absl::Status Train(const DebugOptions& options) {
 absl::Status Bench(const DebugOptions& options) {
   BenchFlags flags;
   flags.models = absl::GetFlag(FLAGS_models);
+  flags.modes = absl::GetFlag(FLAGS_modes);
   flags.steps = StepsOr(100);
   flags.blocks = absl::GetFlag(FLAGS_blocks);
   flags.block_steps = absl::GetFlag(FLAGS_block_steps);

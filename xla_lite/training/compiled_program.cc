@@ -1,4 +1,4 @@
-#include "xla_lite/tools/compiled_program.h"
+#include "xla_lite/training/compiled_program.h"
 
 #include <utility>
 

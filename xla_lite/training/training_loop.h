@@ -1,5 +1,5 @@
-#ifndef XLA_LITE_TOOLS_TRAINING_LOOP_H_
-#define XLA_LITE_TOOLS_TRAINING_LOOP_H_
+#ifndef XLA_LITE_TRAINING_TRAINING_LOOP_H_
+#define XLA_LITE_TRAINING_TRAINING_LOOP_H_
 
 #include <cstdint>
 #include <memory>
@@ -112,4 +112,4 @@ absl::StatusOr<std::vector<Literal>> ReadArguments(
 
 }  // namespace xla_lite
 
-#endif  // XLA_LITE_TOOLS_TRAINING_LOOP_H_
+#endif  // XLA_LITE_TRAINING_TRAINING_LOOP_H_

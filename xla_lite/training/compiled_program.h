@@ -1,5 +1,5 @@
-#ifndef XLA_LITE_TOOLS_COMPILED_PROGRAM_H_
-#define XLA_LITE_TOOLS_COMPILED_PROGRAM_H_
+#ifndef XLA_LITE_TRAINING_COMPILED_PROGRAM_H_
+#define XLA_LITE_TRAINING_COMPILED_PROGRAM_H_
 
 #include <memory>
 #include <string>
@@ -18,8 +18,8 @@ namespace xla_lite {
 absl::StatusOr<std::unique_ptr<se::StreamExecutor>> CreateExecutor(
     se::Platform* platform, const DebugOptions& options);
 
-// An HLO file compiled for one executor, with what the tools need to feed
-// it: the module's name and entry layout.
+// An HLO file compiled for one executor, with what a TrainingLoop needs
+// to feed it: the module's name and entry layout.
 struct CompiledProgram {
   std::string name;
   ComputationLayout layout;
@@ -33,4 +33,4 @@ absl::StatusOr<CompiledProgram> CompileHloFile(const std::string& path,
 
 }  // namespace xla_lite
 
-#endif  // XLA_LITE_TOOLS_COMPILED_PROGRAM_H_
+#endif  // XLA_LITE_TRAINING_COMPILED_PROGRAM_H_

@@ -1,4 +1,4 @@
-#include "xla_lite/tools/training_loop.h"
+#include "xla_lite/training/training_loop.h"
 
 #include <cmath>
 #include <random>
@@ -12,7 +12,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/npy.h"
-#include "xla_lite/tools/physical_layout.h"
+#include "xla_lite/training/physical_layout.h"
 
 namespace xla_lite {
 namespace {

@@ -1,5 +1,5 @@
-#ifndef XLA_LITE_TOOLS_PHYSICAL_LAYOUT_H_
-#define XLA_LITE_TOOLS_PHYSICAL_LAYOUT_H_
+#ifndef XLA_LITE_TRAINING_PHYSICAL_LAYOUT_H_
+#define XLA_LITE_TRAINING_PHYSICAL_LAYOUT_H_
 
 #include <cstdint>
 #include <vector>
@@ -21,4 +21,4 @@ absl::StatusOr<Literal> FromPhysicalBytes(const std::vector<uint8_t>& bytes,
 
 }  // namespace xla_lite
 
-#endif  // XLA_LITE_TOOLS_PHYSICAL_LAYOUT_H_
+#endif  // XLA_LITE_TRAINING_PHYSICAL_LAYOUT_H_

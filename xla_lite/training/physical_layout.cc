@@ -1,4 +1,4 @@
-#include "xla_lite/tools/physical_layout.h"
+#include "xla_lite/training/physical_layout.h"
 
 #include <cstring>
 #include <vector>
