@@ -4,10 +4,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "stream_executor/device_address.h"
 #include "stream_executor/kernel.h"
@@ -27,14 +30,51 @@ namespace stream_executor {
 //                                           platform refuses; counted)
 // Create* calls are legal only in kCreate, Update* only in kUpdate, Submit
 // only in kFinalized; anything else is FAILED_PRECONDITION naming the state.
+//
+// This class is the part every platform shares, so that all of them keep
+// the same books: command ids and kinds, dependency checks, the state
+// machine, argument checks, counters and ToDot. A platform implements only
+// the protected hooks below, one per node kind plus instantiation and
+// launch; a new node kind is one public Create/Update pair here and one
+// hook per platform.
+//
+// Not thread-safe: its owner serializes calls. After a failed Finalize the
+// command buffer must be discarded.
 class CommandBuffer {
  public:
   enum class State { kCreate, kUpdate, kFinalized };
 
-  // A node of the graph. Platforms subclass it with their node handle.
+  // One node of the graph, owned by its command buffer. Platforms keep what
+  // they need per node (a graph node handle, recorded closures) indexed by
+  // id().
   class Command {
    public:
-    virtual ~Command() = default;
+    enum class Kind { kLaunch, kMemcpy, kMemset, kChild, kBarrier };
+
+    Command(const Command&) = delete;
+    Command& operator=(const Command&) = delete;
+
+    // Position in creation order, which is a topological order: a command
+    // can only depend on commands created before it.
+    int id() const { return id_; }
+    Kind kind() const { return kind_; }
+    // "launch axpy", "memset 64", "child (2 nodes)": for ToDot and errors;
+    // follows updates.
+    const std::string& label() const { return label_; }
+    // Ids of the commands this one waits for, each once, in the order given.
+    const std::vector<int>& dependencies() const { return dependencies_; }
+    // Ids of the commands that wait for this one, in creation order.
+    const std::vector<int>& dependents() const { return dependents_; }
+
+   private:
+    friend class CommandBuffer;
+    Command(int id, Kind kind) : id_(id), kind_(kind) {}
+
+    int id_;
+    Kind kind_;
+    std::string label_;
+    std::vector<int> dependencies_;
+    std::vector<int> dependents_;
   };
   using Dependencies = absl::Span<const Command* const>;
 
@@ -42,8 +82,9 @@ class CommandBuffer {
   struct Counters {
     int64_t nodes = 0;
     int64_t instantiations = 0;     // Finalize that built an executable graph.
-    int64_t node_updates = 0;       // Update* calls applied in place.
-    int64_t reinstantiations = 0;   // Updates the platform refused, rebuilt.
+    int64_t node_updates = 0;       // Update* calls accepted (in place or not).
+    int64_t reinstantiations = 0;   // Finalize that rebuilt the executable
+                                    // because the platform refused an update.
     int64_t submits = 0;
     // Edges that let a kernel launch before its producer kernel finishes.
     int64_t programmatic_edges = 0;
@@ -53,58 +94,146 @@ class CommandBuffer {
   CommandBuffer(const CommandBuffer&) = delete;
   CommandBuffer& operator=(const CommandBuffer&) = delete;
 
-  virtual absl::StatusOr<const Command*> CreateLaunch(
-      const LaunchDimensions& dims, const Kernel& kernel,
-      const KernelArgs& args, Dependencies deps) = 0;
-  virtual absl::Status UpdateLaunch(const Command* command,
-                                    const LaunchDimensions& dims,
-                                    const Kernel& kernel,
-                                    const KernelArgs& args) = 0;
+  absl::StatusOr<const Command*> CreateLaunch(const LaunchDimensions& dims,
+                                              const Kernel& kernel,
+                                              const KernelArgs& args,
+                                              Dependencies deps);
+  absl::Status UpdateLaunch(const Command* command,
+                            const LaunchDimensions& dims, const Kernel& kernel,
+                            const KernelArgs& args);
 
-  // Device-to-device copy.
-  virtual absl::StatusOr<const Command*> CreateMemcpyD2D(
-      DeviceAddressBase dst, DeviceAddressBase src, uint64_t size,
-      Dependencies deps) = 0;
-  virtual absl::Status UpdateMemcpyD2D(const Command* command,
-                                       DeviceAddressBase dst,
-                                       DeviceAddressBase src,
-                                       uint64_t size) = 0;
+  // Device-to-device copy. Zero bytes is legal and copies nothing.
+  absl::StatusOr<const Command*> CreateMemcpyD2D(DeviceAddressBase dst,
+                                                 DeviceAddressBase src,
+                                                 uint64_t size,
+                                                 Dependencies deps);
+  absl::Status UpdateMemcpyD2D(const Command* command, DeviceAddressBase dst,
+                               DeviceAddressBase src, uint64_t size);
 
-  // Fills `size` bytes (a multiple of 4) with a 32-bit pattern.
-  virtual absl::StatusOr<const Command*> CreateMemset(DeviceAddressBase dst,
-                                                      uint32_t pattern,
-                                                      uint64_t size,
-                                                      Dependencies deps) = 0;
-  virtual absl::Status UpdateMemset(const Command* command,
-                                    DeviceAddressBase dst, uint32_t pattern,
-                                    uint64_t size) = 0;
+  // Fills `size` bytes (a multiple of 4, zero is legal) with a 32-bit
+  // pattern.
+  absl::StatusOr<const Command*> CreateMemset(DeviceAddressBase dst,
+                                              uint32_t pattern, uint64_t size,
+                                              Dependencies deps);
+  absl::Status UpdateMemset(const Command* command, DeviceAddressBase dst,
+                            uint32_t pattern, uint64_t size);
 
-  // A captured graph (from Trace) as one node. An empty graph is legal and
-  // becomes a node that does nothing (platforms differ in how).
-  virtual absl::StatusOr<const Command*> CreateChild(const CapturedGraph& child,
-                                                     Dependencies deps) = 0;
-  virtual absl::Status UpdateChild(const Command* command,
-                                   const CapturedGraph& child) = 0;
+  // A captured graph (from Trace) as one node; the node copies it, so
+  // `child` may die after the call. An empty graph is legal and becomes a
+  // node that does nothing (platforms differ in how).
+  absl::StatusOr<const Command*> CreateChild(const CapturedGraph& child,
+                                             Dependencies deps);
+  absl::Status UpdateChild(const Command* command, const CapturedGraph& child);
 
   // A node that only joins dependencies.
-  virtual absl::StatusOr<const Command*> CreateBarrier(Dependencies deps) = 0;
+  absl::StatusOr<const Command*> CreateBarrier(Dependencies deps);
 
-  virtual absl::Status Finalize() = 0;
-  virtual absl::Status Update() = 0;
-  virtual absl::Status Submit(Stream* stream) = 0;
+  absl::Status Finalize();
+  absl::Status Update();
+  absl::Status Submit(Stream* stream);
 
-  virtual State state() const = 0;
-  virtual Counters counters() const = 0;
+  State state() const { return state_; }
+  Counters counters() const { return counters_; }
 
-  // The graph in Graphviz DOT, for debugging dumps.
-  virtual std::string ToDot() const = 0;
+  // The graph in Graphviz DOT, for debugging dumps. Built from the command
+  // records, so every platform prints the same graph for the same calls.
+  std::string ToDot() const;
 
   static std::string StateName(State state);
+  static absl::string_view KindName(Command::Kind kind);
 
  protected:
   CommandBuffer() = default;
+
+  // What a platform did with an update.
+  enum class NodeUpdate {
+    // The executable has the change, or will have it at the next Finalize
+    // without help (also when a re-instantiation is already scheduled).
+    kInPlace,
+    // The platform cannot change its executable in place; it kept the new
+    // parameters and rebuilds the executable at Finalize (Reinstantiate).
+    kReinstantiate,
+  };
+
+  // Platform hooks. The base has checked the state, the dependencies and the
+  // arguments it can check without knowing the platform (sizes, arity,
+  // empty grids, update kinds) before any hook runs. `command` carries the
+  // id, kind and de-duplicated dependencies; a Create hook that fails must
+  // leave no per-node state behind, since the command is then discarded.
+  virtual absl::Status CreateKernelNode(const Command& command,
+                                        const LaunchDimensions& dims,
+                                        const Kernel& kernel,
+                                        const KernelArgs& args) = 0;
+  virtual absl::Status CreateMemcpyNode(const Command& command,
+                                        DeviceAddressBase dst,
+                                        DeviceAddressBase src,
+                                        uint64_t size) = 0;
+  virtual absl::Status CreateMemsetNode(const Command& command,
+                                        DeviceAddressBase dst,
+                                        uint32_t pattern, uint64_t size) = 0;
+  virtual absl::Status CreateChildNode(const Command& command,
+                                       const CapturedGraph& child) = 0;
+  virtual absl::Status CreateBarrierNode(const Command& command) = 0;
+
+  virtual absl::StatusOr<NodeUpdate> UpdateKernelNode(
+      const Command& command, const LaunchDimensions& dims,
+      const Kernel& kernel, const KernelArgs& args) = 0;
+  virtual absl::StatusOr<NodeUpdate> UpdateMemcpyNode(const Command& command,
+                                                      DeviceAddressBase dst,
+                                                      DeviceAddressBase src,
+                                                      uint64_t size) = 0;
+  virtual absl::StatusOr<NodeUpdate> UpdateMemsetNode(const Command& command,
+                                                      DeviceAddressBase dst,
+                                                      uint32_t pattern,
+                                                      uint64_t size) = 0;
+  virtual absl::StatusOr<NodeUpdate> UpdateChildNode(
+      const Command& command, const CapturedGraph& child) = 0;
+
+  // Builds the first executable (Finalize in kCreate).
+  virtual absl::Status Instantiate() = 0;
+  // Replaces the executable after an update returned kReinstantiate. Work
+  // already submitted must keep running on what it was submitted with.
+  virtual absl::Status Reinstantiate() = 0;
+  // Finalize after updates that were all kInPlace.
+  virtual absl::Status CommitUpdates() = 0;
+  // Enqueues the executable on `stream` (Submit in kFinalized).
+  virtual absl::Status Launch(Stream* stream) = 0;
+
+  // For hooks.
+  const Command& command(int id) const { return *commands_[id]; }
+  int num_commands() const { return static_cast<int>(commands_.size()); }
+  // An update this finalize cycle was refused; in-place work is wasted.
+  bool reinstantiation_pending() const { return needs_reinstantiation_; }
+  void CountProgrammaticEdges(int64_t edges) {
+    counters_.programmatic_edges += edges;
+  }
+
+ private:
+  // Records a command of `kind` after `deps` once `create` (the platform
+  // hook) accepted it. `args` is the caller's check of its arguments,
+  // reported after the state and before the dependencies; `what` names the
+  // call in errors.
+  absl::StatusOr<const Command*> AddCommand(
+      Command::Kind kind, const char* what, std::string label,
+      absl::Status args, Dependencies deps,
+      absl::FunctionRef<absl::Status(const Command&)> create);
+  // Applies an update of `command`, which must be of `kind`, through
+  // `update` (the platform hook). Errors are reported in the order state,
+  // command, `args`.
+  absl::Status UpdateCommand(
+      const Command* command, Command::Kind kind, const char* what,
+      std::string label, absl::Status args,
+      absl::FunctionRef<absl::StatusOr<NodeUpdate>(const Command&)> update);
   // FAILED_PRECONDITION unless in `expected`; `what` names the call.
-  absl::Status CheckState(State current, State expected, const char* what) const;
+  absl::Status CheckState(State expected, const char* what) const;
+  // The command of this buffer `command` points to, or INVALID_ARGUMENT.
+  absl::StatusOr<Command*> FindCommand(const Command* command,
+                                       absl::string_view what) const;
+
+  State state_ = State::kCreate;
+  Counters counters_;
+  std::vector<std::unique_ptr<Command>> commands_;
+  bool needs_reinstantiation_ = false;
 };
 
 // Runs `fn` on `stream` under stream capture and returns what it enqueued,

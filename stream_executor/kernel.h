@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "stream_executor/device_address.h"
 #include "stream_executor/launch_dim.h"
@@ -131,6 +133,27 @@ class Kernel {
   int arity_;
   bool waits_for_producers_ = false;
 };
+
+// What a launch must satisfy on every platform (a stream launch, a kernel
+// node): `args` match the kernel's arity where it declares one, and the grid
+// is not empty. `what` ("Launch", "CreateLaunch") starts the error.
+inline absl::Status CheckLaunchArgs(absl::string_view what,
+                                    const LaunchDimensions& dims,
+                                    const Kernel& kernel,
+                                    const KernelArgs& args) {
+  if (kernel.arity() > 0 &&
+      args.size() != static_cast<size_t>(kernel.arity())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: kernel '%s' takes %d arguments, %d given", what,
+                        kernel.name(), kernel.arity(), args.size()));
+  }
+  if (dims.blocks.Product() == 0 || dims.threads_per_block.Product() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: kernel '%s' has an empty grid: %s", what,
+                        kernel.name(), dims.ToString()));
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace stream_executor
 

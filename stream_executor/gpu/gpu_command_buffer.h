@@ -19,73 +19,31 @@ namespace stream_executor::gpu {
 class GpuExecutor;
 
 // A command buffer as a GPU graph (CUDA graph, HIP graph), written once
-// against GpuApi.
+// against GpuApi: the platform hooks of se::CommandBuffer, which keeps the
+// books (ids, dependencies, states, counters).
 //
-// Two graphs live side by side. The template (`graph_`) is what Create*
-// calls build; Finalize instantiates it into the executable (`exec_`) that
-// Submit launches. Update* calls change a node of the executable in place
+// Two graphs live side by side. The template (`graph_`) is what the Create
+// hooks build; Finalize instantiates it into the executable (`exec_`) that
+// Submit launches. Update hooks change a node of the executable in place
 // and mirror the change into the template, so that a later instantiation
 // starts from the same parameters. Where the runtime refuses an in-place
 // change (a traced child graph whose topology changed, a memset it cannot
 // resize, a command that turns into or out of an empty node), the template
-// node is rebuilt and the next Finalize re-instantiates, counted in
-// Counters::reinstantiations.
+// node is rebuilt and the next Finalize re-instantiates.
 //
 // Launches already queued keep the parameters they were launched with: the
 // runtime snapshots an executable's parameters at launch.
-//
-// Not thread-safe: its owner serializes calls (as for the host command
-// buffer). After a failed Finalize the command buffer must be discarded.
 class GpuCommandBuffer : public CommandBuffer {
  public:
   static absl::StatusOr<std::unique_ptr<GpuCommandBuffer>> Create(
       GpuExecutor* executor);
   ~GpuCommandBuffer() override;
 
-  absl::StatusOr<const Command*> CreateLaunch(const LaunchDimensions& dims,
-                                              const Kernel& kernel,
-                                              const KernelArgs& args,
-                                              Dependencies deps) override;
-  absl::Status UpdateLaunch(const Command* command,
-                            const LaunchDimensions& dims, const Kernel& kernel,
-                            const KernelArgs& args) override;
-  absl::StatusOr<const Command*> CreateMemcpyD2D(DeviceAddressBase dst,
-                                                 DeviceAddressBase src,
-                                                 uint64_t size,
-                                                 Dependencies deps) override;
-  absl::Status UpdateMemcpyD2D(const Command* command, DeviceAddressBase dst,
-                               DeviceAddressBase src, uint64_t size) override;
-  absl::StatusOr<const Command*> CreateMemset(DeviceAddressBase dst,
-                                              uint32_t pattern, uint64_t size,
-                                              Dependencies deps) override;
-  absl::Status UpdateMemset(const Command* command, DeviceAddressBase dst,
-                            uint32_t pattern, uint64_t size) override;
-  absl::StatusOr<const Command*> CreateChild(const CapturedGraph& child,
-                                             Dependencies deps) override;
-  absl::Status UpdateChild(const Command* command,
-                           const CapturedGraph& child) override;
-  absl::StatusOr<const Command*> CreateBarrier(Dependencies deps) override;
-
-  absl::Status Finalize() override;
-  absl::Status Update() override;
-  absl::Status Submit(Stream* stream) override;
-
-  State state() const override { return state_; }
-  Counters counters() const override { return counters_; }
-  // Built from the command records, not from the runtime's own dump, so
-  // that every platform prints the same graph for the same calls.
-  std::string ToDot() const override;
-
  private:
-  enum class Kind { kLaunch, kMemcpy, kMemset, kChild, kBarrier };
+  using Kind = Command::Kind;
 
-  // One command and the template node that carries it.
-  struct Node : Command {
-    int id = 0;
-    Kind kind = Kind::kBarrier;
-    std::string label;
-    std::vector<int> deps;
-    std::vector<int> dependents;
+  // The template node that carries a command.
+  struct Node {
     GpuGraphNodeHandle handle = nullptr;
     // The template node is an empty node standing in for a command the
     // runtime cannot express (a zero-byte copy, an empty child graph where
@@ -103,59 +61,100 @@ class GpuCommandBuffer : public CommandBuffer {
     // a template child node cannot take new parameters in place.
     OwnedGpuGraph child;
     int64_t child_nodes = 0;
+
+    void SetCopy(DeviceAddressBase to, DeviceAddressBase from, uint64_t bytes) {
+      dst = to.opaque();
+      src = from.opaque();
+      size = bytes;
+    }
+    void SetMemset(DeviceAddressBase to, uint32_t value, uint64_t bytes) {
+      dst = to.opaque();
+      pattern = value;
+      size = bytes;
+    }
   };
 
-  // Adds a template node for a command, with the nodes `deps` name.
+  // Adds the template node `record` describes, after the nodes `deps` name.
   using AddFn = absl::FunctionRef<GpuError(
-      GpuGraphNodeHandle* node, const GpuGraphNodeHandle* deps, size_t count)>;
+      const Node& record, GpuGraphNodeHandle* handle,
+      const GpuGraphNodeHandle* deps, size_t count)>;
 
   GpuCommandBuffer(GpuExecutor* executor, OwnedGpuGraph graph);
 
-  // With `programmatic`, the edges from kernel nodes among `deps` are
-  // programmatic (GpuApi::graph_add_programmatic_dependency).
-  absl::StatusOr<const Command*> AddNode(std::unique_ptr<Node> node,
-                                         Dependencies deps, AddFn add,
-                                         bool programmatic = false);
-  absl::StatusOr<Node*> NodeToUpdate(const Command* command, Kind kind,
-                                     const char* what);
-  // Adds `node` to the template as its record says; `child` is the graph a
-  // child node copies.
-  GpuError EmitNode(const Node& node, GpuGraphHandle child,
+  absl::Status CreateKernelNode(const Command& command,
+                                const LaunchDimensions& dims,
+                                const Kernel& kernel,
+                                const KernelArgs& args) override;
+  absl::Status CreateMemcpyNode(const Command& command, DeviceAddressBase dst,
+                                DeviceAddressBase src, uint64_t size) override;
+  absl::Status CreateMemsetNode(const Command& command, DeviceAddressBase dst,
+                                uint32_t pattern, uint64_t size) override;
+  absl::Status CreateChildNode(const Command& command,
+                               const CapturedGraph& child) override;
+  absl::Status CreateBarrierNode(const Command& command) override;
+
+  absl::StatusOr<NodeUpdate> UpdateKernelNode(const Command& command,
+                                              const LaunchDimensions& dims,
+                                              const Kernel& kernel,
+                                              const KernelArgs& args) override;
+  absl::StatusOr<NodeUpdate> UpdateMemcpyNode(const Command& command,
+                                              DeviceAddressBase dst,
+                                              DeviceAddressBase src,
+                                              uint64_t size) override;
+  absl::StatusOr<NodeUpdate> UpdateMemsetNode(const Command& command,
+                                              DeviceAddressBase dst,
+                                              uint32_t pattern,
+                                              uint64_t size) override;
+  absl::StatusOr<NodeUpdate> UpdateChildNode(
+      const Command& command, const CapturedGraph& child) override;
+
+  absl::Status Instantiate() override;
+  absl::Status Reinstantiate() override;
+  absl::Status CommitUpdates() override;
+  absl::Status Launch(Stream* stream) override;
+
+  // Adds `node` to the template through `add`, after the template nodes of
+  // `command`'s dependencies, and records it. With `programmatic`, the
+  // edges from kernel nodes among them are programmatic
+  // (GpuApi::graph_add_programmatic_dependency).
+  absl::Status AddGraphNode(const Command& command, Node node, AddFn add,
+                            bool programmatic = false);
+  // Adds a node of `kind` to the template as `node` says; `child` is the
+  // graph a child node copies. Not for kernel nodes, whose arguments the
+  // record does not keep.
+  GpuError EmitNode(Kind kind, const Node& node, GpuGraphHandle child,
                     GpuGraphNodeHandle* handle, const GpuGraphNodeHandle* deps,
                     size_t count) const;
+  // Adds a copy, memset, child or barrier node from its record.
+  absl::Status AddRecordedNode(const Command& command, Node node,
+                               GpuGraphHandle child);
   // Replaces a stale template node, edges included, from its record.
-  absl::Status RebuildNode(Node& node);
+  absl::Status RebuildNode(const Command& command);
 
-  // Whether `node` is, as its record stands, an empty node in the template.
-  bool IsEmptyNode(const Node& node) const;
+  // Whether a command of `kind` is, as `node` stands, an empty node in the
+  // template.
+  bool IsEmptyNode(Kind kind, const Node& node) const;
 
-  // Applies the new parameters in `node`'s record. `mirror` brings the
+  // Applies the new parameters in `command`'s record. `mirror` brings the
   // template node up to date, `set_exec` changes the executable in place; a
   // refused `set_exec`, or a node that turns into or out of an empty node,
-  // schedules a re-instantiation instead.
-  absl::Status ApplyUpdate(Node& node, absl::FunctionRef<absl::Status()> mirror,
-                           absl::FunctionRef<GpuError()> set_exec);
-  // Marks `node` for a rebuild and the executable for re-instantiation.
-  void ScheduleRebuild(Node& node, const char* why);
+  // asks for a re-instantiation instead.
+  absl::StatusOr<NodeUpdate> ApplyUpdate(
+      const Command& command, absl::FunctionRef<absl::Status()> mirror,
+      absl::FunctionRef<GpuError()> set_exec);
 
-  absl::StatusOr<OwnedGpuGraphExec> Instantiate();
-  // Rebuilds stale template nodes and replaces the executable; the old one
-  // is destroyed once no queued launch can still use it.
-  absl::Status Reinstantiate();
+  absl::StatusOr<OwnedGpuGraphExec> InstantiateGraph();
 
   GpuExecutor* executor_;
   const GpuApi& api_;
   OwnedGpuGraph graph_;
   OwnedGpuGraphExec exec_;
+  // By command id.
+  std::vector<Node> nodes_;
   // Recorded after each launch where the backend cannot destroy an
   // executable with launches in flight (see GpuApi::GraphTraits).
   GpuEventHandle last_launch_ = nullptr;
   bool launched_ = false;
-
-  State state_ = State::kCreate;
-  Counters counters_;
-  std::vector<std::unique_ptr<Node>> nodes_;
-  bool needs_reinstantiation_ = false;
 };
 
 }  // namespace stream_executor::gpu

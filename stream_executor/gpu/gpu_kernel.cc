@@ -45,17 +45,7 @@ absl::StatusOr<const GpuKernel*> CheckLaunch(absl::string_view what,
         absl::StrCat(what, ": kernel '", kernel.name(),
                      "' was not loaded by a GPU executor"));
   }
-  if (kernel.arity() > 0 &&
-      args.size() != static_cast<size_t>(kernel.arity())) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: kernel '%s' takes %d arguments, %d given", what,
-                        kernel.name(), kernel.arity(), args.size()));
-  }
-  if (dims.blocks.Product() == 0 || dims.threads_per_block.Product() == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": kernel '", kernel.name(),
-                     "' has an empty grid: ", dims.ToString()));
-  }
+  RETURN_IF_ERROR(CheckLaunchArgs(what, dims, kernel, args));
   return gpu_kernel;
 }
 

@@ -1,8 +1,8 @@
 #ifndef STREAM_EXECUTOR_HOST_HOST_COMMAND_BUFFER_H_
 #define STREAM_EXECUTOR_HOST_HOST_COMMAND_BUFFER_H_
 
+#include <cstddef>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "stream_executor/command_buffer.h"
@@ -10,67 +10,88 @@
 
 namespace stream_executor::host {
 
-// A command buffer of recorded closures. Creation order is a topological
-// order (a node may only depend on nodes created before it), so the host
-// replays nodes in that order on the stream's worker thread: every
-// dependency is honoured, and independent nodes simply run one after another.
+// A command buffer of recorded closures.
 //
-// Finalize snapshots the nodes into an immutable "executable"; a Submit
-// enqueues the snapshot current at that time, so updates never race with
-// work already queued, as with an instantiated CUDA graph. Not thread-safe:
-// its owner serializes calls.
+// Instantiation flattens the commands, in creation order (a topological
+// order), into one executable list of operations that a Submit runs as a
+// single unit of work on the stream's worker thread: every dependency is
+// honoured, and independent commands simply run one after another. Each
+// command owns a fixed span of that list (a launch, copy or memset one
+// operation, a child graph as many as it captured, a barrier none).
+//
+// An update writes the command's new operations over its span. One that
+// needs a span of another length (a child graph of a different size, as
+// CUDA refuses a child of another topology) cannot be applied in place and
+// re-instantiates at Finalize, counted like on the GPUs.
+//
+// A Submit enqueues the executable current at that time and in-place
+// updates go to a copy published at Finalize, so updates never race with
+// work already queued, as with an instantiated CUDA graph.
 class HostCommandBuffer : public CommandBuffer {
  public:
   HostCommandBuffer() = default;
 
-  absl::StatusOr<const Command*> CreateLaunch(const LaunchDimensions& dims,
-                                              const Kernel& kernel,
-                                              const KernelArgs& args,
-                                              Dependencies deps) override;
-  absl::Status UpdateLaunch(const Command* command,
-                            const LaunchDimensions& dims, const Kernel& kernel,
-                            const KernelArgs& args) override;
-  absl::StatusOr<const Command*> CreateMemcpyD2D(DeviceAddressBase dst,
-                                                 DeviceAddressBase src,
-                                                 uint64_t size,
-                                                 Dependencies deps) override;
-  absl::Status UpdateMemcpyD2D(const Command* command, DeviceAddressBase dst,
-                               DeviceAddressBase src, uint64_t size) override;
-  absl::StatusOr<const Command*> CreateMemset(DeviceAddressBase dst,
-                                              uint32_t pattern, uint64_t size,
-                                              Dependencies deps) override;
-  absl::Status UpdateMemset(const Command* command, DeviceAddressBase dst,
-                            uint32_t pattern, uint64_t size) override;
-  absl::StatusOr<const Command*> CreateChild(const CapturedGraph& child,
-                                             Dependencies deps) override;
-  absl::Status UpdateChild(const Command* command,
-                           const CapturedGraph& child) override;
-  absl::StatusOr<const Command*> CreateBarrier(Dependencies deps) override;
-
-  absl::Status Finalize() override;
-  absl::Status Update() override;
-  absl::Status Submit(Stream* stream) override;
-
-  State state() const override { return state_; }
-  Counters counters() const override { return counters_; }
-  std::string ToDot() const override;
-
  private:
-  struct Node : Command {
-    int id = 0;
-    std::string label;
-    HostOp op;
-    std::vector<int> deps;
+  // The flattened operations and each command's span in them.
+  struct Executable {
+    struct Span {
+      size_t first = 0;
+      size_t count = 0;
+    };
+    std::vector<HostOp> ops;
+    std::vector<Span> spans;  // By command id.
   };
 
-  absl::StatusOr<const Command*> AddNode(std::string label, HostOp op,
-                                         Dependencies deps);
-  absl::StatusOr<Node*> NodeToUpdate(const Command* command, const char* what);
+  absl::Status CreateKernelNode(const Command& command,
+                                const LaunchDimensions& dims,
+                                const Kernel& kernel,
+                                const KernelArgs& args) override;
+  absl::Status CreateMemcpyNode(const Command& command, DeviceAddressBase dst,
+                                DeviceAddressBase src, uint64_t size) override;
+  absl::Status CreateMemsetNode(const Command& command, DeviceAddressBase dst,
+                                uint32_t pattern, uint64_t size) override;
+  absl::Status CreateChildNode(const Command& command,
+                               const CapturedGraph& child) override;
+  absl::Status CreateBarrierNode(const Command& command) override;
 
-  State state_ = State::kCreate;
-  Counters counters_;
-  std::vector<std::unique_ptr<Node>> nodes_;
-  std::shared_ptr<const std::vector<HostOp>> executable_;
+  absl::StatusOr<NodeUpdate> UpdateKernelNode(const Command& command,
+                                              const LaunchDimensions& dims,
+                                              const Kernel& kernel,
+                                              const KernelArgs& args) override;
+  absl::StatusOr<NodeUpdate> UpdateMemcpyNode(const Command& command,
+                                              DeviceAddressBase dst,
+                                              DeviceAddressBase src,
+                                              uint64_t size) override;
+  absl::StatusOr<NodeUpdate> UpdateMemsetNode(const Command& command,
+                                              DeviceAddressBase dst,
+                                              uint32_t pattern,
+                                              uint64_t size) override;
+  absl::StatusOr<NodeUpdate> UpdateChildNode(
+      const Command& command, const CapturedGraph& child) override;
+
+  absl::Status Instantiate() override;
+  absl::Status Reinstantiate() override;
+  absl::Status CommitUpdates() override;
+  absl::Status Launch(Stream* stream) override;
+
+  // Records the operations of a new command, or passes on the error of
+  // making them.
+  absl::Status AddOps(const Command& command,
+                      absl::StatusOr<std::vector<HostOp>> ops);
+  // Records a command's new operations and writes them over its span of the
+  // pending executable where the length allows.
+  absl::StatusOr<NodeUpdate> ReplaceOps(
+      const Command& command, absl::StatusOr<std::vector<HostOp>> ops);
+  std::shared_ptr<Executable> Flatten() const;
+
+  // The latest operations of each command, by id: what an instantiation
+  // flattens.
+  std::vector<std::vector<HostOp>> node_ops_;
+  // What Submit enqueues; shared with the work already queued.
+  std::shared_ptr<const Executable> executable_;
+  // A private copy of `executable_` with this update cycle's in-place
+  // changes, made by the first of them.
+  std::shared_ptr<Executable> pending_;
 };
 
 }  // namespace stream_executor::host

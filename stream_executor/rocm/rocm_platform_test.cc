@@ -335,9 +335,10 @@ TEST(RocmDeviceTest, DescribesTheDevice) {
       << device.runtime_version;
 }
 
-// The conformance suite (tests/stream_executor/command_buffer_test.cc) runs
-// command buffers on the device; this only says early whether the table got
-// its graph entries there.
+// The conformance suite
+// (tests/stream_executor/command_buffer_conformance_test.cc) runs command
+// buffers on the device; this only says early whether the table got its
+// graph entries there.
 TEST(RocmDeviceTest, CreatesCommandBuffers) {
   SkipOrFailUnless(RocmPlatform()->Availability());
   if (!RocmPlatform()->Availability().ok()) return;

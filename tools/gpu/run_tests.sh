@@ -39,6 +39,7 @@ if [ -n "$sanitizer" ] && [ "$filter" = . ]; then
            tests_runtime_cached_allocations_test tests_runtime_cached_faults_test \
            tests_runtime_allocations_cache_test \
            tests_runtime_donation_test tests_stream_executor_command_buffer_test \
+           tests_stream_executor_command_buffer_conformance_test \
            tests_stream_executor_programmatic_launch_test \
            tests_runtime_command_buffer_thunk_test; do
     [ -x "bin/$t" ] || continue
