@@ -129,7 +129,8 @@ def check_graph(checks, spec, device, adam, eager_losses):
     rtol = 2e-2 if is_bf16(spec) else 1e-3
     checks.expect(all(close(a, b, rtol) for a, b in zip(graphed, eager)),
                   "CUDA graph replays train as eager steps do",
-                  "replays %s, eager %s" % (fmt(graphed[-2:]), fmt(eager[-2:])))
+                  "last replays %s, eager %s"
+                  % (fmt(graphed[-2:]), fmt(eager[-2:])))
 
 
 def fmt(values):

@@ -99,7 +99,8 @@ def _params_and_batch(spec, device, layout=lambda t: t):
     args = spec.make_inputs()
     params = [layout(torch.tensor(a, device=device)).requires_grad_()
               for a in jax_common.tree_leaves(args[0])]
-    batch = [torch.tensor(a, device=device) for a in args[len(spec.donate_argnums):]]
+    batch = [torch.tensor(a, device=device)
+             for a in args[len(spec.donate_argnums):]]
     return params, batch
 
 
@@ -168,10 +169,10 @@ class Transformer(TrainedModel):
     their f32 softmax. In f32 every cast is a no-op."""
 
     def __init__(self, spec, device, adam, capturable):
-        params, (self.tokens, targets) = _params_and_batch(spec, device)
+        params, (tokens, targets) = _params_and_batch(spec, device)
         super().__init__(spec, params, adam, capturable)
+        self.tokens = tokens.long()
         self.targets = targets.long().unsqueeze(-1)
-        self.tokens = self.tokens.long()
         self.dtype = torch.float32 if spec.dtype == "f32" else torch.bfloat16
         self.emb, self.pos = params[0], params[1]
         per_block = 12

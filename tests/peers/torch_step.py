@@ -8,12 +8,12 @@ Each argument is LAYERS:BATCH (the relu MLP of jax_step.py: softmax
 cross-entropy with one-hot targets, SGD lr 0.01) or the name of a model of
 tools/jax_models.py that torch_models.py has a PyTorch version of (MLPs,
 transformers, CNNs). Inputs are the JAX model's (same NumPy seed); f32
-matmuls and convolutions run without TF32, bf16 ones accumulate in f32. "torch_eager" runs forward, backward
-and the update from Python every step; "torch_cuda_graph" captures one whole
-step (static input buffers, the update inside the graph) and replays it.
-Timing as in jax_step.py: blocks of steps ending with a device synchronize,
-median of the per-step times. Prints one JSON line per configuration and
-mode.
+matmuls and convolutions run without TF32, bf16 ones accumulate in f32.
+"torch_eager" runs forward, backward and the update from Python every step;
+"torch_cuda_graph" captures one whole step (static input buffers, the update
+inside the graph) and replays it. Timing as in jax_step.py: blocks of steps
+ending with a device synchronize, median of the per-step times. Prints one
+JSON line per configuration and mode.
 """
 
 import argparse
@@ -76,7 +76,8 @@ def cuda_graph_step(model, warmup=3):
     cuBLAS/cuDNN workspaces) exists before the capture."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up off the capture stream, as required
+    # Warm-up off the capture stream, as torch.cuda.graph requires.
+    with torch.cuda.stream(side):
         for _ in range(warmup):
             model.step()
     torch.cuda.current_stream().wait_stream(side)
@@ -129,7 +130,8 @@ def main(argv):
     modes = flags.modes.split(",")
     for mode in modes:
         if mode not in MODES:
-            parser.error("unknown mode %r (modes: %s)" % (mode, ", ".join(MODES)))
+            parser.error("unknown mode %r (modes: %s)"
+                         % (mode, ", ".join(MODES)))
     failed = False
     for text in flags.configs:
         try:
