@@ -2,71 +2,57 @@
 """Step time of a PyTorch training step, eager and replayed as a CUDA graph.
 
   python3 tests/peers/torch_step.py 48-96-80-12:24 [64-128-128-10:32 ...]
+  python3 tests/peers/torch_step.py --modes=cuda_graph transformer_medium
 
-The same model as tests/peers/jax_step.py (relu MLP, softmax cross-entropy
-with one-hot targets, SGD lr 0.01, f32 without TF32, parameters from
-tools/jax_models.py). "torch_eager" runs forward, backward and the update
-from Python every step; "torch_cuda_graph" captures one whole step (static
-input buffers, the update inside the graph) and replays it. Timing as in
-jax_step.py: blocks of steps ending with a device synchronize, median of the
-per-step times. Prints one JSON line per configuration and mode.
+Each argument is LAYERS:BATCH (the relu MLP of jax_step.py: softmax
+cross-entropy with one-hot targets, SGD lr 0.01) or the name of a model of
+tools/jax_models.py that torch_models.py has a PyTorch version of (MLPs,
+transformers, CNNs). Inputs are the JAX model's (same NumPy seed); f32
+matmuls and convolutions run without TF32, bf16 ones accumulate in f32.
+"torch_eager" runs forward, backward and the update from Python every step;
+"torch_cuda_graph" captures one whole step (static input buffers, the update
+inside the graph) and replays it. Timing as in jax_step.py: blocks of steps
+ending with a device synchronize, median of the per-step times. Prints one
+JSON line per configuration and mode.
 """
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
 
 import torch
-import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "tools"))
-import jax_models  # noqa: E402
+import torch_models
+from torch_models import jax_models
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.set_float32_matmul_precision("highest")
+# bf16 gemms accumulate in f32 throughout, as the JAX bf16 models ask
+# (preferred_element_type=f32); by default cuBLAS may reduce split-k partial
+# sums in bf16.
+torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+# Pick cuDNN's fastest convolution algorithms, as XLA autotunes its own.
+torch.backends.cudnn.benchmark = True
+
+MODES = {"eager": "torch_eager", "cuda_graph": "torch_cuda_graph"}
 
 
 def parse_config(text):
+    """(spec, model label) of LAYERS:BATCH or a model name, as jax_step.py
+    labels them."""
+    if text in jax_models.MODELS:
+        spec = jax_models.MODELS[text]
+        return spec, spec.name
     layers, _, batch = text.partition(":")
     if not batch:
-        raise ValueError("expected LAYERS:BATCH, got %r" % text)
-    return tuple(int(s) for s in layers.split("-")), int(batch)
-
-
-class Mlp:
-    """Weights stored [in, out] as in the JAX model; y = x @ w + b."""
-
-    def __init__(self, spec, device):
-        params, x, y = jax_models.make_inputs(spec)
-        self.params = [torch.tensor(a, device=device, requires_grad=True)
-                       for layer in params for a in layer]
-        self.x = torch.tensor(x, device=device)
-        self.y = torch.tensor(y, device=device)
-        self.lr = spec.learning_rate
-
-    def loss(self):
-        h = self.x
-        num_layers = len(self.params) // 2
-        for i in range(num_layers):
-            h = torch.addmm(self.params[2 * i + 1], h, self.params[2 * i])
-            if i < num_layers - 1:
-                h = torch.relu(h)
-        return F.cross_entropy(h, self.y)
-
-    def step(self):
-        for p in self.params:
-            p.grad = None
-        loss = self.loss()
-        loss.backward()
-        with torch.no_grad():
-            torch._foreach_add_(self.params, [p.grad for p in self.params],
-                                alpha=-self.lr)
-        return loss
+        raise ValueError("expected LAYERS:BATCH or a model name, got %r"
+                         % text)
+    spec = jax_models.mlp_spec(tuple(int(s) for s in layers.split("-")),
+                               int(batch))
+    return spec, spec.layers_text
 
 
 def median_step_us(step, blocks, steps, warmup):
@@ -83,38 +69,45 @@ def median_step_us(step, blocks, steps, warmup):
     return statistics.median(samples), min(samples)
 
 
-def cuda_graph_step(model):
-    """Captures model.step() once; the returned callable replays it."""
+def cuda_graph_step(model, warmup=3):
+    """Captures model.step() once; returns (replay, the captured loss
+    tensor, which each replay overwrites). Runs `warmup` eager steps first
+    (they train the model) so that lazily created state (the optimizer's,
+    cuBLAS/cuDNN workspaces) exists before the capture."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up off the capture stream, as required
-        for _ in range(3):
+    # Warm-up off the capture stream, as torch.cuda.graph requires.
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
             model.step()
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        model.step()
-    return graph.replay
+        loss = model.step()
+    return graph.replay, loss
 
 
-def time_config(text, blocks, steps, warmup):
-    sizes, batch = parse_config(text)
-    spec = jax_models.mlp_spec(sizes, batch)
+def time_config(text, modes, flags):
+    spec, label = parse_config(text)
     device = torch.device("cuda")
     common = {
-        "model": spec.layers_text,
-        "batch": batch,
-        "steps": steps,
-        "blocks": blocks,
+        "model": label,
+        "batch": spec.batch,
+        "steps": flags.steps,
+        "blocks": flags.blocks,
         "device": torch.cuda.get_device_name(device),
         "version": torch.__version__,
     }
     results = []
-    for peer in ("torch_eager", "torch_cuda_graph"):
+    for mode in modes:
+        peer = MODES[mode]
         try:
-            model = Mlp(spec, device)
-            step = model.step if peer == "torch_eager" else cuda_graph_step(model)
-            median, best = median_step_us(step, blocks, steps, warmup)
+            graphed = mode == "cuda_graph"
+            model = torch_models.build(spec, device, flags.adam,
+                                       capturable=graphed)
+            step = cuda_graph_step(model)[0] if graphed else model.step
+            median, best = median_step_us(step, flags.blocks, flags.steps,
+                                          flags.warmup)
             results.append(dict(peer=peer, median_step_us=round(median, 2),
                                 min_step_us=round(best, 2), **common))
         except Exception as e:  # one broken mode must not hide the other
@@ -124,15 +117,25 @@ def time_config(text, blocks, steps, warmup):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("configs", nargs="+", help="LAYERS:BATCH")
+    parser.add_argument("configs", nargs="+", help="LAYERS:BATCH or a model")
+    parser.add_argument("--modes", default="eager,cuda_graph",
+                        help="comma-separated: eager, cuda_graph")
+    parser.add_argument("--adam", default="fused",
+                        choices=torch_models.ADAM_IMPLEMENTATIONS,
+                        help="torch.optim.Adam(fused=True) or (foreach=True)")
     parser.add_argument("--blocks", type=int, default=20)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=50)
     flags = parser.parse_args(argv)
+    modes = flags.modes.split(",")
+    for mode in modes:
+        if mode not in MODES:
+            parser.error("unknown mode %r (modes: %s)"
+                         % (mode, ", ".join(MODES)))
     failed = False
     for text in flags.configs:
         try:
-            results = time_config(text, flags.blocks, flags.steps, flags.warmup)
+            results = time_config(text, modes, flags)
         except Exception as e:
             results = [{"peer": "torch", "model": text, "error": repr(e)}]
         for result in results:
