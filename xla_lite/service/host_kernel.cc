@@ -1,10 +1,7 @@
 #include "xla_lite/service/host_kernel.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <map>
 #include <vector>
 
@@ -12,131 +9,19 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/float16.h"
-#include "xla_lite/hlo/literal.h"
+#include "xla_lite/primitive_util.h"
+#include "xla_lite/service/elemental_ops.h"
+#include "xla_lite/service/elemental_scalar_ops.h"
 
 namespace xla_lite::gpu {
 namespace {
 
 constexpr int64_t kLanes = 256;
 
-// Scalar semantics shared with the CUDA preamble (see cuda_emitter.cc).
-float MaxF(float a, float b) { return (a >= b || a != a) ? a : b; }
-float MinF(float a, float b) { return (a <= b || a != a) ? a : b; }
-int32_t Wrap(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
-int32_t DivI(int32_t a, int32_t b) {
-  if (b == 0) return -1;
-  if (b == -1) return Wrap(-static_cast<int64_t>(a));
-  return a / b;
-}
-int32_t RemI(int32_t a, int32_t b) {
-  if (b == 0) return a;
-  if (b == -1) return 0;
-  return a % b;
-}
-int32_t PowI(int32_t a, int32_t b) {
-  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
-  uint32_t result = 1, base = static_cast<uint32_t>(a);
-  while (b > 0) {
-    if (b & 1) result *= base;
-    base *= base;
-    b >>= 1;
-  }
-  return static_cast<int32_t>(result);
-}
-int32_t FloatToInt(float x) {
-  if (x != x) return 0;
-  if (x >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
-  if (x <= -2147483648.0f) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(x);
-}
 float Round(PrimitiveType type, float v) {
-  if (type == PrimitiveType::BF16) return BF16ToF32(F32ToBF16(v));
-  if (type == PrimitiveType::F16) return F16ToF32(F32ToF16(v));
+  if (type == PrimitiveType::BF16) return RoundToBF16(v);
+  if (type == PrimitiveType::F16) return RoundToF16(v);
   return v;
-}
-
-float UnaryF(HloOpcode opcode, float a) {
-  switch (opcode) {
-    case HloOpcode::kAbs: return std::fabs(a);
-    case HloOpcode::kCeil: return std::ceil(a);
-    case HloOpcode::kFloor: return std::floor(a);
-    case HloOpcode::kCos: return std::cos(a);
-    case HloOpcode::kSin: return std::sin(a);
-    case HloOpcode::kExp: return std::exp(a);
-    case HloOpcode::kExpm1: return std::expm1(a);
-    case HloOpcode::kLog: return std::log(a);
-    case HloOpcode::kLog1p: return std::log1p(a);
-    case HloOpcode::kLogistic: return 1.0f / (1.0f + std::exp(-a));
-    case HloOpcode::kNegate: return -a;
-    case HloOpcode::kRsqrt: return 1.0f / std::sqrt(a);
-    case HloOpcode::kSign: return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a);
-    case HloOpcode::kSqrt: return std::sqrt(a);
-    case HloOpcode::kTanh: return std::tanh(a);
-    default:
-      LOG(FATAL) << "unary " << HloOpcodeString(opcode);
-  }
-}
-
-int32_t UnaryI(HloOpcode opcode, PrimitiveType type, int32_t a) {
-  switch (opcode) {
-    case HloOpcode::kNot:
-      return type == PrimitiveType::PRED ? !a : ~a;
-    case HloOpcode::kAbs: return a < 0 ? Wrap(-static_cast<int64_t>(a)) : a;
-    case HloOpcode::kNegate: return Wrap(-static_cast<int64_t>(a));
-    case HloOpcode::kSign: return (a > 0) - (a < 0);
-    default:
-      LOG(FATAL) << "integer unary " << HloOpcodeString(opcode);
-  }
-}
-
-float BinaryF(HloOpcode opcode, float a, float b) {
-  switch (opcode) {
-    case HloOpcode::kAdd: return a + b;
-    case HloOpcode::kSubtract: return a - b;
-    case HloOpcode::kMultiply: return a * b;
-    case HloOpcode::kDivide: return a / b;
-    case HloOpcode::kMaximum: return MaxF(a, b);
-    case HloOpcode::kMinimum: return MinF(a, b);
-    case HloOpcode::kPower: return std::pow(a, b);
-    case HloOpcode::kRemainder: return std::fmod(a, b);
-    default:
-      LOG(FATAL) << "float binary " << HloOpcodeString(opcode);
-  }
-}
-
-int32_t BinaryI(HloOpcode opcode, PrimitiveType type, int32_t a, int32_t b) {
-  if (type == PrimitiveType::PRED) {
-    switch (opcode) {
-      case HloOpcode::kAnd:
-      case HloOpcode::kMinimum:
-      case HloOpcode::kMultiply:
-        return a && b;
-      case HloOpcode::kOr:
-      case HloOpcode::kMaximum:
-      case HloOpcode::kAdd:
-        return a || b;
-      case HloOpcode::kXor:
-        return a != b;
-      default:
-        LOG(FATAL) << "pred binary " << HloOpcodeString(opcode);
-    }
-  }
-  int64_t x = a, y = b;
-  switch (opcode) {
-    case HloOpcode::kAdd: return Wrap(x + y);
-    case HloOpcode::kSubtract: return Wrap(x - y);
-    case HloOpcode::kMultiply: return Wrap(x * y);
-    case HloOpcode::kDivide: return DivI(a, b);
-    case HloOpcode::kRemainder: return RemI(a, b);
-    case HloOpcode::kMaximum: return std::max(a, b);
-    case HloOpcode::kMinimum: return std::min(a, b);
-    case HloOpcode::kPower: return PowI(a, b);
-    case HloOpcode::kAnd: return a & b;
-    case HloOpcode::kOr: return a | b;
-    case HloOpcode::kXor: return a ^ b;
-    default:
-      LOG(FATAL) << "integer binary " << HloOpcodeString(opcode);
-  }
 }
 
 template <typename T>
@@ -159,6 +44,12 @@ struct Register {
   std::vector<float> f;
   std::vector<int32_t> i;
 };
+
+// A 16-bit float op's lanes, computed in f32, rounded to its type.
+void RoundLanes(PrimitiveType type, Register& reg, int64_t lanes) {
+  if (type != PrimitiveType::BF16 && type != PrimitiveType::F16) return;
+  for (int64_t l = 0; l < lanes; ++l) reg.f[l] = Round(type, reg.f[l]);
+}
 
 // A remap's target dimensions, ready for per-lane evaluation.
 struct RemapTerm {
@@ -319,29 +210,19 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
       }
       return absl::OkStatus();
     case ExprKind::kUnary:
-      if (op.opcode == HloOpcode::kIsFinite) {
-        for (int64_t l = 0; l < lanes; ++l) out.i[l] = std::isfinite(reg(0).f[l]);
-      } else if (primitive_util::IsFloatingPointType(type_of(0))) {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.f[l] = Round(op.type, UnaryF(op.opcode, reg(0).f[l]));
-        }
-      } else {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.i[l] = UnaryI(op.opcode, op.type, reg(0).i[l]);
-        }
+    case ExprKind::kBinary: {
+      ScalarLanes scalar_lanes;
+      for (int k = 0; k < op.operands.size(); ++k) {
+        scalar_lanes.f[k] = reg(k).f.data();
+        scalar_lanes.i[k] = reg(k).i.data();
       }
+      scalar_lanes.out_f = out.f.data();
+      scalar_lanes.out_i = out.i.data();
+      scalar_lanes.count = lanes;
+      op.function->host(scalar_lanes);
+      RoundLanes(op.type, out, lanes);
       return absl::OkStatus();
-    case ExprKind::kBinary:
-      if (primitive_util::IsFloatingPointType(op.type)) {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.f[l] = Round(op.type, BinaryF(op.opcode, reg(0).f[l], reg(1).f[l]));
-        }
-      } else {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.i[l] = BinaryI(op.opcode, op.type, reg(0).i[l], reg(1).i[l]);
-        }
-      }
-      return absl::OkStatus();
+    }
     case ExprKind::kCompare:
       for (int64_t l = 0; l < lanes; ++l) {
         out.i[l] = primitive_util::IsFloatingPointType(type_of(0))
@@ -359,17 +240,6 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
         }
       }
       return absl::OkStatus();
-    case ExprKind::kClamp:
-      for (int64_t l = 0; l < lanes; ++l) {
-        if (primitive_util::IsFloatingPointType(op.type)) {
-          out.f[l] = MinF(MaxF(reg(1).f[l], reg(0).f[l]), reg(2).f[l]);
-        } else if (op.type == PrimitiveType::PRED) {
-          out.i[l] = (reg(1).i[l] || reg(0).i[l]) && reg(2).i[l];
-        } else {
-          out.i[l] = std::min(std::max(reg(1).i[l], reg(0).i[l]), reg(2).i[l]);
-        }
-      }
-      return absl::OkStatus();
     case ExprKind::kConvert: {
       PrimitiveType from = type_of(0);
       for (int64_t l = 0; l < lanes; ++l) {
@@ -384,7 +254,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
           out.f[l] = Round(op.type, v);
         } else {
           out.i[l] = primitive_util::IsFloatingPointType(from)
-                         ? FloatToInt(reg(0).f[l])
+                         ? scalar_ops::xl_f32_to_s32(reg(0).f[l])
                          : reg(0).i[l];
         }
       }
@@ -465,7 +335,7 @@ absl::Status Interpreter::RunReduce() {
   const int value = program_.value_op();
   const int output = program_.outputs()[0].op;
   const PrimitiveType type = program_.op(value).type;
-  const HloOpcode reducer = program_.reducer();
+  const ScalarFunction& reducer = program_.reducer_function();
   const int64_t extent = program_.reduced_elements();
   const int64_t outputs = program_.outputs()[0].buffer.element_count;
   std::vector<bool> inner = program_.InnerOps();
@@ -500,13 +370,19 @@ absl::Status Interpreter::RunReduce() {
         }
       }
       RETURN_IF_ERROR(Evaluate(inner_ops, lanes));
+      // acc = reducer(acc, value), one element at a time, in order.
       const Register& v = registers_[value];
+      ScalarLanes step;
+      step.f[0] = &acc_f;
+      step.i[0] = &acc_i;
+      step.out_f = &acc_f;
+      step.out_i = &acc_i;
+      step.count = 1;
       for (int64_t l = 0; l < lanes; ++l) {
-        if (primitive_util::IsFloatingPointType(type)) {
-          acc_f = Round(type, BinaryF(reducer, acc_f, v.f[l]));
-        } else {
-          acc_i = BinaryI(reducer, type, acc_i, v.i[l]);
-        }
+        step.f[1] = v.f.empty() ? nullptr : &v.f[l];
+        step.i[1] = v.i.empty() ? nullptr : &v.i[l];
+        reducer.host(step);
+        acc_f = Round(type, acc_f);
       }
     }
     if (reduced >= 0) {

@@ -34,8 +34,6 @@ const char* KindName(ExprKind kind) {
       return "compare";
     case ExprKind::kSelect:
       return "select";
-    case ExprKind::kClamp:
-      return "clamp";
     case ExprKind::kConvert:
       return "convert";
   }
@@ -125,16 +123,19 @@ std::string ExprOp::Key() const {
                       static_cast<int>(opcode), ":",
                       static_cast<int>(direction), ":",
                       absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
+                      function != nullptr ? function->name : "", ":",
                       kind == ExprKind::kIndexRemap ? remap.ToString() : "");
 }
 
 std::string ExprOp::ToString(int id) const {
   std::string text = absl::StrCat("%", id, " = ", KindName(kind));
-  if (!IsIndex())
+  if (!IsIndex()) {
     absl::StrAppend(&text, ".",
                     primitive_util::LowercasePrimitiveTypeName(type));
+  }
   if (kind == ExprKind::kUnary || kind == ExprKind::kBinary) {
     absl::StrAppend(&text, " ", HloOpcodeString(opcode));
+    if (function != nullptr) absl::StrAppend(&text, " (", function->name, ")");
   }
   if (kind == ExprKind::kCompare) {
     absl::StrAppend(&text, " ", ComparisonDirectionString(direction));
@@ -180,10 +181,14 @@ int64_t KernelProgram::MaxOutputElements() const {
 }
 
 void KernelProgram::SetReduction(int init_op, int value_op, HloOpcode reducer,
+                                 const ScalarFunction* function,
                                  int64_t reduced_elements) {
+  CHECK(function != nullptr && function->exists())
+      << "reduce by " << HloOpcodeString(reducer) << " without a function";
   init_op_ = init_op;
   value_op_ = value_op;
   reducer_ = reducer;
+  reducer_function_ = function;
   reduced_elements_ = reduced_elements;
 }
 
