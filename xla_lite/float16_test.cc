@@ -131,50 +131,52 @@ std::vector<float> RoundingInputs(const RoundingReference& reference) {
   return inputs;
 }
 
-TEST(Float16Test, EveryF16PatternDecodes) {
+// Every pattern of a format with `exponent_bits` and `mantissa_bits`
+// decodes through `decode` to its value, sign included (NaN: any NaN).
+void ExpectEveryPatternDecodes(float (*decode)(uint16_t), int exponent_bits,
+                               int mantissa_bits) {
+  const uint32_t sign_bit = 1u << (exponent_bits + mantissa_bits);
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    double expected = DecodeReference(bits, 5, 10);
-    float actual = F16ToF32(bits);
+    double expected = DecodeReference(bits, exponent_bits, mantissa_bits);
+    float actual = decode(bits);
     if (std::isnan(expected)) {
       ASSERT_TRUE(std::isnan(actual)) << std::hex << bits;
-      ASSERT_EQ(std::signbit(actual), (bits & 0x8000) != 0) << std::hex << bits;
     } else {
       ASSERT_EQ(static_cast<double>(actual), expected) << std::hex << bits;
-      ASSERT_EQ(std::signbit(actual), (bits & 0x8000) != 0) << std::hex << bits;
     }
+    ASSERT_EQ(std::signbit(actual), (bits & sign_bit) != 0) << std::hex << bits;
   }
 }
 
+TEST(Float16Test, EveryF16PatternDecodes) {
+  ExpectEveryPatternDecodes(&F16ToF32, 5, 10);
+}
+
 TEST(Float16Test, EveryBF16PatternDecodes) {
+  ExpectEveryPatternDecodes(&BF16ToF32, 8, 7);
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    double expected = DecodeReference(bits, 8, 7);
-    float actual = BF16ToF32(bits);
-    if (std::isnan(expected)) {
-      ASSERT_TRUE(std::isnan(actual)) << std::hex << bits;
-    } else {
-      ASSERT_EQ(static_cast<double>(actual), expected) << std::hex << bits;
-    }
-    ASSERT_EQ(Bits(actual), bits << 16) << std::hex << bits;
+    ASSERT_EQ(Bits(BF16ToF32(bits)), bits << 16) << std::hex << bits;
+  }
+}
+
+// `encode` rounds every kind of f32 input as the reference does.
+void ExpectRoundsToNearestEven(uint16_t (*encode)(float), int exponent_bits,
+                               int mantissa_bits) {
+  RoundingReference reference(exponent_bits, mantissa_bits);
+  std::vector<float> inputs = RoundingInputs(reference);
+  EXPECT_GT(inputs.size(), 400000);
+  for (float x : inputs) {
+    ASSERT_EQ(encode(x), reference.Round(x))
+        << x << " (0x" << std::hex << Bits(x) << ")";
   }
 }
 
 TEST(Float16Test, F32ToF16RoundsToNearestEven) {
-  RoundingReference reference(5, 10);
-  std::vector<float> inputs = RoundingInputs(reference);
-  EXPECT_GT(inputs.size(), 400000);
-  for (float x : inputs) {
-    ASSERT_EQ(F32ToF16(x), reference.Round(x))
-        << x << " (0x" << std::hex << Bits(x) << ")";
-  }
+  ExpectRoundsToNearestEven(&F32ToF16, 5, 10);
 }
 
 TEST(Float16Test, F32ToBF16RoundsToNearestEven) {
-  RoundingReference reference(8, 7);
-  std::vector<float> inputs = RoundingInputs(reference);
-  for (float x : inputs) {
-    ASSERT_EQ(F32ToBF16(x), reference.Round(x))
-        << x << " (0x" << std::hex << Bits(x) << ")";
-  }
+  ExpectRoundsToNearestEven(&F32ToBF16, 8, 7);
 }
 
 TEST(Float16Test, NaNsStayQuietNaNsWithTheirSign) {
@@ -217,9 +219,13 @@ TEST(Float16Test, KnownValues) {
 TEST(Float16Test, EveryPatternSurvivesTheTripThroughF32) {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     float half = F16ToF32(bits);
-    if (!std::isnan(half)) ASSERT_EQ(F32ToF16(half), bits) << std::hex << bits;
+    if (!std::isnan(half)) {
+      ASSERT_EQ(F32ToF16(half), bits) << std::hex << bits;
+    }
     float bf = BF16ToF32(bits);
-    if (!std::isnan(bf)) ASSERT_EQ(F32ToBF16(bf), bits) << std::hex << bits;
+    if (!std::isnan(bf)) {
+      ASSERT_EQ(F32ToBF16(bf), bits) << std::hex << bits;
+    }
   }
 }
 

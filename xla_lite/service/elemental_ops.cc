@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -268,10 +269,15 @@ const ScalarFunction* ElementalOp::FunctionFor(PrimitiveType type) const {
 absl::Span<const ElementalOp> ElementalOps() { return Table(); }
 
 const ElementalOp* FindElementalOp(HloOpcode opcode) {
-  for (const ElementalOp& op : Table()) {
-    if (op.opcode == opcode) return &op;
-  }
-  return nullptr;
+  // Fusion asks for every instruction, often: index the rows by opcode.
+  static const auto* const kByOpcode = [] {
+    auto* by_opcode =
+        new absl::flat_hash_map<HloOpcode, const ElementalOp*>();
+    for (const ElementalOp& op : Table()) by_opcode->emplace(op.opcode, &op);
+    return by_opcode;
+  }();
+  auto it = kByOpcode->find(opcode);
+  return it == kByOpcode->end() ? nullptr : it->second;
 }
 
 absl::Status UnsupportedOpError(const HloInstruction& instr,
