@@ -15,10 +15,15 @@
 #include "gtest/gtest.h"
 #include "tests/runtime_compiler_test_util.h"
 #include "tests/service/compiler_test_base.h"
+#include "tests/service/op_cases.h"
 #include "xla_lite/debug_options_flags.h"
+#include "xla_lite/float16.h"
 #include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/hlo/hlo_verifier.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/service/compiler.h"
+#include "xla_lite/service/elemental_ops.h"
+#include "xla_lite/service/elemental_scalar_ops.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
 
 namespace xla_lite::testing {
@@ -124,9 +129,27 @@ ENTRY main {
   ROOT out = (f32[8], f32[8], s32[300], pred[8], bf16[8], f32[4,100], f16[8,300]) tuple(rsum, rrow, rmax, rall, rprod, sl, hg)
 })";
 
+// Every case of the op table that a kernel computes, in one module: what
+// the table says the back ends implement, they compile.
+std::string EveryTableKernelCase() {
+  std::vector<OpCase> kernel_cases;
+  for (const OpCase& c : AllOpCases()) {
+    if (!c.supported || c.row->fusion == gpu::FusionKind::kNotFusible) {
+      continue;
+    }
+    auto module = Parse(ModuleFor(c));
+    if (module.ok() && VerifyHloModule(**module).ok()) {
+      kernel_cases.push_back(c);
+    }
+  }
+  EXPECT_GT(kernel_cases.size(), 150);
+  return ModuleForAll(kernel_cases);
+}
+
 std::vector<std::string> Modules() {
   std::vector<std::string> modules = {
-      kEveryOp, ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo")};
+      kEveryOp, EveryTableKernelCase(),
+      ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo")};
   for (const auto& [name, dir] : ModelDirectories()) {
     modules.push_back(ReadRunfile(dir + "/train_step.hlo"));
   }
@@ -200,6 +223,12 @@ TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
               source.size() - std::strlen(gpu::kAwaitProducersSource))
         << "the macro block appears once, unchanged";
     source = absl::StrReplaceAll(source, {{gpu::kAwaitProducersSource, ""}});
+    // The shared helpers, verbatim: the host compiled the same text.
+    EXPECT_TRUE(absl::StrContains(source, kFloat16DeviceSource));
+    if (!absl::StartsWith(source, "// Emitted gemm")) {
+      EXPECT_TRUE(
+          absl::StrContains(source, gpu::kElementalScalarOpsDeviceSource));
+    }
     for (const char* banned : {"asm(", "asm volatile", "__expf", "__logf",
                                "__powf", "__fdividef", "__sinf", "__cosf",
                                "__tanhf", "#include"}) {

@@ -1,11 +1,16 @@
 // What the compiler refuses, and how it says so: UNIMPLEMENTED naming the
 // op and the instruction, before anything runs.
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
+#include "xla_lite/hlo/hlo_opcode.h"
+#include "xla_lite/service/elemental_ops.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -64,6 +69,16 @@ ENTRY main {
                 "squares", "reduce");
 }
 
+// Every opcode the parser knows.
+std::vector<HloOpcode> AllOpcodes() {
+  std::vector<HloOpcode> opcodes;
+#define XLA_LITE_APPEND_OPCODE(enum_name, text) \
+  opcodes.push_back(HloOpcode::enum_name);
+  XLA_LITE_HLO_OPCODE_LIST(XLA_LITE_APPEND_OPCODE)
+#undef XLA_LITE_APPEND_OPCODE
+  return opcodes;
+}
+
 TEST_P(UnsupportedTest, IntegerTranscendentalIsNamed) {
   auto executable = Compile(R"(
 HloModule int_exp
@@ -88,6 +103,81 @@ ENTRY main {
       << executable.status();
   EXPECT_TRUE(absl::StrContains(executable.status().message(), "wrong"))
       << executable.status();
+}
+
+// Every opcode the parser knows has a row in the op table, or a module
+// here: one the HLO passes rewrite into supported ops (which then
+// compiles), or one the compiler refuses with UNIMPLEMENTED naming the
+// instruction and the opcode. A new opcode in the parser fails this test
+// until it is one or the other.
+TEST_P(UnsupportedTest, EveryOpcodeWithoutARowIsRewrittenOrRefused) {
+  struct Case {
+    const char* module;
+    bool rewritten;  // By the HLO passes, into ops with rows.
+  };
+  const std::map<HloOpcode, Case> cases = {
+      {HloOpcode::kBitcast, {R"(
+HloModule bitcast
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  ROOT op = f32[3,2] bitcast(a)
+})", true}},
+      {HloOpcode::kCall, {R"(
+HloModule call
+twice {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] add(x, x)
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] call(a), to_apply=twice
+})", true}},
+      {HloOpcode::kFusion, {R"(
+HloModule fusion
+fused {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] negate(x)
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] fusion(a), kind=kLoop, calls=fused
+})", true}},
+      {HloOpcode::kGetTupleElement, {R"(
+HloModule gte
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  t = (f32[4], f32[4]) tuple(a, b)
+  op = f32[4] get-tuple-element(t), index=1
+  ROOT n = f32[4] negate(op)
+})", true}},
+      {HloOpcode::kConcatenate, {R"(
+HloModule concatenate
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  b = f32[2,5] parameter(1)
+  ROOT op = f32[2,8] concatenate(a, b), dimensions={1}
+})", false}},
+  };
+  int refused = 0;
+  for (HloOpcode opcode : AllOpcodes()) {
+    if (gpu::FindElementalOp(opcode) != nullptr) continue;
+    SCOPED_TRACE(HloOpcodeString(opcode));
+    auto it = cases.find(opcode);
+    ASSERT_NE(it, cases.end())
+        << "no row in the op table and no case here";
+    auto executable = Compile(it->second.module);
+    if (it->second.rewritten) {
+      EXPECT_TRUE(executable.ok()) << executable.status();
+      continue;
+    }
+    ++refused;
+    ExpectRefused(executable.status(), absl::StatusCode::kUnimplemented,
+                  absl::StrCat("instruction op: ", HloOpcodeString(opcode),
+                               " of f32"),
+                  "is not supported by the xla_lite compiler");
+  }
+  EXPECT_GT(refused, 0);
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(UnsupportedTest);

@@ -11,6 +11,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "glog/logging.h"
+#include "xla_lite/float16.h"
+#include "xla_lite/primitive_util.h"
+#include "xla_lite/service/elemental_scalar_ops.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -21,92 +24,45 @@ constexpr int64_t kBlockReductionMinExtent = 64;
 constexpr int kLoopThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
 
-// Helpers every kernel may use. Semantics match the host interpreter:
-// max/min propagate NaN, integer division by zero gives -1 (remainder: the
-// dividend), float to int conversion saturates with NaN -> 0, and 16-bit
-// floats are rounded to nearest even after every operation.
-constexpr char kPreamble[] = R"(
-static __device__ __forceinline__ float xl_maxf(float a, float b) { return (a >= b || a != a) ? a : b; }
-static __device__ __forceinline__ float xl_minf(float a, float b) { return (a <= b || a != a) ? a : b; }
-static __device__ __forceinline__ int xl_maxi(int a, int b) { return a > b ? a : b; }
-static __device__ __forceinline__ int xl_mini(int a, int b) { return a < b ? a : b; }
-static __device__ __forceinline__ float xl_signf(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }
-static __device__ __forceinline__ int xl_divi(int a, int b) { return b == 0 ? -1 : ((b == -1) ? (int)(0u - (unsigned int)a) : a / b); }
-static __device__ __forceinline__ int xl_remi(int a, int b) { return b == 0 ? a : ((b == -1) ? 0 : a % b); }
-static __device__ __forceinline__ int xl_powi(int a, int b) {
-  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
-  unsigned int result = 1u, base = (unsigned int)a;
-  while (b > 0) { if (b & 1) result *= base; base *= base; b >>= 1; }
-  return (int)result;
-}
-static __device__ __forceinline__ int xl_f2i(float x) {
-  return x != x ? 0 : (x >= 2147483648.0f ? 2147483647 : (x <= -2147483648.0f ? (-2147483647 - 1) : (int)x));
-}
-static __device__ __forceinline__ float xl_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
-static __device__ __forceinline__ unsigned short xl_f32_to_bf16(float f) {
-  unsigned int u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (unsigned short)(u >> 16);
-}
-static __device__ __forceinline__ float xl_f16_to_f32(unsigned short h) {
-  unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
-  unsigned int e = ((unsigned int)h >> 10) & 0x1fu, m = (unsigned int)h & 0x3ffu;
-  if (e == 0u) { float v = (float)m * 5.9604644775390625e-8f; return sign ? -v : v; }
-  if (e == 31u) return __uint_as_float(sign | 0x7f800000u | (m << 13));
-  return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
-}
-static __device__ __forceinline__ unsigned short xl_f32_to_f16(float f) {
-  unsigned int x = __float_as_uint(f);
-  unsigned int sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
-  if (mag > 0x7f800000u) return (unsigned short)(sign | 0x7e00u);
-  if (mag >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);
-  if (mag < 0x38800000u) return (unsigned short)(sign | (unsigned int)rintf(__uint_as_float(mag) * 16777216.0f));
-  unsigned int r = mag - 0x38000000u;
-  r += 0xfffu + ((r >> 13) & 1u);
-  return (unsigned short)(sign | (r >> 13));
-}
-static __device__ __forceinline__ float xl_round_bf16(float f) { return xl_bf16_to_f32(xl_f32_to_bf16(f)); }
-static __device__ __forceinline__ float xl_round_f16(float f) { return xl_f16_to_f32(xl_f32_to_f16(f)); }
-)";
-
-bool IsFloat(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
-         type == PrimitiveType::kF16;
-}
-
+// The C type a value is computed in: f32, bf16 and f16 in float (16-bit
+// results rounded after every op), s32 in int, pred in bool.
 const char* ComputeType(PrimitiveType type) {
-  if (IsFloat(type)) return "float";
-  return type == PrimitiveType::kPred ? "bool" : "int";
-}
-
-const char* StorageType(PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::kF32:
-      return "float";
-    case PrimitiveType::kBF16:
-    case PrimitiveType::kF16:
-      return "unsigned short";
-    case PrimitiveType::kPred:
-      return "unsigned char";
-    default:
-      return "int";
-  }
+  if (primitive_util::IsFloatingPointType(type)) return "float";
+  return type == PrimitiveType::PRED ? "bool" : "int";
 }
 
 std::string Round(PrimitiveType type, const std::string& e) {
-  if (type == PrimitiveType::kBF16) return absl::StrCat("xl_round_bf16(", e, ")");
-  if (type == PrimitiveType::kF16) return absl::StrCat("xl_round_f16(", e, ")");
+  if (type == PrimitiveType::BF16) {
+    return absl::StrCat("xl_round_to_bf16(", e, ")");
+  }
+  if (type == PrimitiveType::F16) {
+    return absl::StrCat("xl_round_to_f16(", e, ")");
+  }
   return e;
+}
+
+// Kernel parameter `p`: "const float* __restrict__ p0".
+std::string ParameterDeclaration(const KernelParameters& parameters, int p) {
+  return absl::StrCat(parameters.written[p] ? "" : "const ",
+                      primitive_util::CudaStorageTypeName(parameters.types[p]),
+                      "* __restrict__ p", p);
+}
+
+// A call of `function` (elemental_scalar_ops.inc), its result rounded to
+// `type`.
+std::string CallExpr(const ScalarFunction& function, PrimitiveType type,
+                     const std::vector<std::string>& arguments) {
+  return Round(type, absl::StrCat(function.name, "(",
+                                  absl::StrJoin(arguments, ", "), ")"));
 }
 
 std::string LoadExpr(PrimitiveType type, const std::string& element) {
   switch (type) {
-    case PrimitiveType::kBF16:
+    case PrimitiveType::BF16:
       return absl::StrCat("xl_bf16_to_f32(", element, ")");
-    case PrimitiveType::kF16:
+    case PrimitiveType::F16:
       return absl::StrCat("xl_f16_to_f32(", element, ")");
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       return absl::StrCat("(", element, " != 0)");
     default:
       return element;
@@ -115,11 +71,11 @@ std::string LoadExpr(PrimitiveType type, const std::string& element) {
 
 std::string StoreExpr(PrimitiveType type, const std::string& value) {
   switch (type) {
-    case PrimitiveType::kBF16:
+    case PrimitiveType::BF16:
       return absl::StrCat("xl_f32_to_bf16(", value, ")");
-    case PrimitiveType::kF16:
+    case PrimitiveType::F16:
       return absl::StrCat("xl_f32_to_f16(", value, ")");
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       return absl::StrCat("(unsigned char)(", value, " ? 1 : 0)");
     default:
       return value;
@@ -138,111 +94,13 @@ std::string FloatLiteral(double value) {
 }
 
 std::string ConstantExpr(const ExprOp& op) {
-  if (IsFloat(op.type)) return FloatLiteral(op.value);
-  if (op.type == PrimitiveType::kPred) return op.value != 0 ? "true" : "false";
+  if (primitive_util::IsFloatingPointType(op.type)) {
+    return FloatLiteral(op.value);
+  }
+  if (op.type == PrimitiveType::PRED) return op.value != 0 ? "true" : "false";
   int32_t v = static_cast<int32_t>(op.value);
   if (v == INT32_MIN) return "(-2147483647 - 1)";
   return absl::StrCat("(", v, ")");
-}
-
-std::string UnaryExpr(HloOpcode opcode, PrimitiveType type,
-                      PrimitiveType operand_type, const std::string& a) {
-  if (opcode == HloOpcode::kNot) {
-    return type == PrimitiveType::kPred ? absl::StrCat("(!", a, ")")
-                                        : absl::StrCat("(~", a, ")");
-  }
-  if (opcode == HloOpcode::kIsFinite) return absl::StrCat("(isfinite(", a, ") != 0)");
-  if (!IsFloat(operand_type)) {
-    switch (opcode) {
-      case HloOpcode::kAbs:
-        return absl::StrCat("(", a, " < 0 ? (int)(0u - (unsigned int)", a,
-                            ") : ", a, ")");
-      case HloOpcode::kNegate:
-        return absl::StrCat("(int)(0u - (unsigned int)", a, ")");
-      case HloOpcode::kSign:
-        return absl::StrCat("((", a, " > 0) - (", a, " < 0))");
-      default:
-        LOG(FATAL) << "integer " << HloOpcodeString(opcode);
-    }
-  }
-  std::string e;
-  switch (opcode) {
-    case HloOpcode::kAbs: e = absl::StrCat("fabsf(", a, ")"); break;
-    case HloOpcode::kCeil: e = absl::StrCat("ceilf(", a, ")"); break;
-    case HloOpcode::kFloor: e = absl::StrCat("floorf(", a, ")"); break;
-    case HloOpcode::kCos: e = absl::StrCat("cosf(", a, ")"); break;
-    case HloOpcode::kSin: e = absl::StrCat("sinf(", a, ")"); break;
-    case HloOpcode::kExp: e = absl::StrCat("expf(", a, ")"); break;
-    case HloOpcode::kExpm1: e = absl::StrCat("expm1f(", a, ")"); break;
-    case HloOpcode::kLog: e = absl::StrCat("logf(", a, ")"); break;
-    case HloOpcode::kLog1p: e = absl::StrCat("log1pf(", a, ")"); break;
-    case HloOpcode::kLogistic:
-      e = absl::StrCat("(1.0f / (1.0f + expf(-", a, ")))");
-      break;
-    case HloOpcode::kNegate: e = absl::StrCat("(-", a, ")"); break;
-    case HloOpcode::kRsqrt: e = absl::StrCat("(1.0f / sqrtf(", a, "))"); break;
-    case HloOpcode::kSign: e = absl::StrCat("xl_signf(", a, ")"); break;
-    case HloOpcode::kSqrt: e = absl::StrCat("sqrtf(", a, ")"); break;
-    case HloOpcode::kTanh: e = absl::StrCat("tanhf(", a, ")"); break;
-    default:
-      LOG(FATAL) << "unary " << HloOpcodeString(opcode);
-  }
-  return Round(type, e);
-}
-
-std::string BinaryExpr(HloOpcode opcode, PrimitiveType type,
-                       const std::string& a, const std::string& b) {
-  if (type == PrimitiveType::kPred) {
-    switch (opcode) {
-      case HloOpcode::kAnd:
-      case HloOpcode::kMinimum:
-      case HloOpcode::kMultiply:
-        return absl::StrCat("(", a, " && ", b, ")");
-      case HloOpcode::kOr:
-      case HloOpcode::kMaximum:
-      case HloOpcode::kAdd:
-        return absl::StrCat("(", a, " || ", b, ")");
-      case HloOpcode::kXor:
-        return absl::StrCat("(", a, " != ", b, ")");
-      default:
-        LOG(FATAL) << "pred " << HloOpcodeString(opcode);
-    }
-  }
-  if (!IsFloat(type)) {
-    auto wrap = [&](const char* op) {
-      return absl::StrCat("(int)((unsigned int)", a, " ", op,
-                          " (unsigned int)", b, ")");
-    };
-    switch (opcode) {
-      case HloOpcode::kAdd: return wrap("+");
-      case HloOpcode::kSubtract: return wrap("-");
-      case HloOpcode::kMultiply: return wrap("*");
-      case HloOpcode::kDivide: return absl::StrCat("xl_divi(", a, ", ", b, ")");
-      case HloOpcode::kRemainder: return absl::StrCat("xl_remi(", a, ", ", b, ")");
-      case HloOpcode::kMaximum: return absl::StrCat("xl_maxi(", a, ", ", b, ")");
-      case HloOpcode::kMinimum: return absl::StrCat("xl_mini(", a, ", ", b, ")");
-      case HloOpcode::kPower: return absl::StrCat("xl_powi(", a, ", ", b, ")");
-      case HloOpcode::kAnd: return absl::StrCat("(", a, " & ", b, ")");
-      case HloOpcode::kOr: return absl::StrCat("(", a, " | ", b, ")");
-      case HloOpcode::kXor: return absl::StrCat("(", a, " ^ ", b, ")");
-      default:
-        LOG(FATAL) << "integer " << HloOpcodeString(opcode);
-    }
-  }
-  std::string e;
-  switch (opcode) {
-    case HloOpcode::kAdd: e = absl::StrCat("(", a, " + ", b, ")"); break;
-    case HloOpcode::kSubtract: e = absl::StrCat("(", a, " - ", b, ")"); break;
-    case HloOpcode::kMultiply: e = absl::StrCat("(", a, " * ", b, ")"); break;
-    case HloOpcode::kDivide: e = absl::StrCat("(", a, " / ", b, ")"); break;
-    case HloOpcode::kMaximum: e = absl::StrCat("xl_maxf(", a, ", ", b, ")"); break;
-    case HloOpcode::kMinimum: e = absl::StrCat("xl_minf(", a, ", ", b, ")"); break;
-    case HloOpcode::kPower: e = absl::StrCat("powf(", a, ", ", b, ")"); break;
-    case HloOpcode::kRemainder: e = absl::StrCat("fmodf(", a, ", ", b, ")"); break;
-    default:
-      LOG(FATAL) << "float " << HloOpcodeString(opcode);
-  }
-  return Round(type, e);
 }
 
 const char* CompareOperator(ComparisonDirection direction) {
@@ -259,15 +117,22 @@ const char* CompareOperator(ComparisonDirection direction) {
 
 std::string ConvertExpr(PrimitiveType from, PrimitiveType to,
                         const std::string& a) {
-  if (to == PrimitiveType::kPred) {
-    return IsFloat(from) ? absl::StrCat("(", a, " != 0.0f)")
-                         : absl::StrCat("(", a, " != 0)");
+  if (to == PrimitiveType::PRED) {
+    return primitive_util::IsFloatingPointType(from)
+               ? absl::StrCat("(", a, " != 0.0f)")
+               : absl::StrCat("(", a, " != 0)");
   }
-  if (IsFloat(to)) {
-    if (from == PrimitiveType::kPred) return absl::StrCat("(", a, " ? 1.0f : 0.0f)");
-    return Round(to, IsFloat(from) ? a : absl::StrCat("(float)", a));
+  if (primitive_util::IsFloatingPointType(to)) {
+    if (from == PrimitiveType::PRED) {
+      return absl::StrCat("(", a, " ? 1.0f : 0.0f)");
+    }
+    return Round(to, primitive_util::IsFloatingPointType(from)
+                         ? a
+                         : absl::StrCat("(float)", a));
   }
-  if (IsFloat(from)) return absl::StrCat("xl_f2i(", a, ")");
+  if (primitive_util::IsFloatingPointType(from)) {
+    return absl::StrCat("xl_f32_to_s32(", a, ")");
+  }
   return absl::StrCat("(int)", a);
 }
 
@@ -346,26 +211,22 @@ class Emitter {
         e = ConstantExpr(op);
         break;
       case ExprKind::kIndexToValue:
-        e = ConvertExpr(PrimitiveType::kS32, op.type,
+        e = ConvertExpr(PrimitiveType::S32, op.type,
                         absl::StrCat("(int)", in(0)));
         break;
       case ExprKind::kUnary:
-        e = UnaryExpr(op.opcode, op.type, type_of(0), in(0));
+      case ExprKind::kBinary: {
+        std::vector<std::string> arguments;
+        for (int k = 0; k < op.operands.size(); ++k) arguments.push_back(in(k));
+        e = CallExpr(*op.function, op.type, arguments);
         break;
-      case ExprKind::kBinary:
-        e = BinaryExpr(op.opcode, op.type, in(0), in(1));
-        break;
+      }
       case ExprKind::kCompare:
         e = absl::StrCat("(", in(0), " ", CompareOperator(op.direction), " ",
                          in(1), ")");
         break;
       case ExprKind::kSelect:
         e = absl::StrCat("(", in(0), " ? ", in(1), " : ", in(2), ")");
-        break;
-      case ExprKind::kClamp:
-        e = BinaryExpr(HloOpcode::kMinimum, op.type,
-                       BinaryExpr(HloOpcode::kMaximum, op.type, in(1), in(0)),
-                       in(2));
         break;
       case ExprKind::kConvert:
         e = ConvertExpr(type_of(0), op.type, in(0));
@@ -386,9 +247,7 @@ class Emitter {
   std::string Signature(const std::string& name) const {
     std::vector<std::string> params;
     for (int p = 0; p < parameters_.count(); ++p) {
-      params.push_back(absl::StrCat(parameters_.written[p] ? "" : "const ",
-                                    StorageType(parameters_.types[p]),
-                                    "* __restrict__ p", p));
+      params.push_back(ParameterDeclaration(parameters_, p));
     }
     return absl::StrCat("extern \"C\" __global__ void ", name, "(",
                         absl::StrJoin(params, ", "), ")");
@@ -403,6 +262,11 @@ class Emitter {
 
   std::string LoopBody() const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
+  // The reduce program's reducer applied to `a` and `b`.
+  std::string Reduce(const std::string& a, const std::string& b) const {
+    return CallExpr(program_.reducer_function(),
+                    program_.op(program_.value_op()).type, {a, b});
+  }
   // Row kernels' stages, for the row in `row`.
   std::string LoopRow(int64_t row_length) const;
   std::string ReduceRow() const;
@@ -497,9 +361,8 @@ std::string Emitter::ReduceOutput(const ReduceParts& parts,
                   "for (idx_t r = 0; r < ", program_.reduced_elements(),
                   "; ++r) {\n");
   EmitOps(parts.inner, indent + "  ", &body);
-  absl::StrAppend(&body, indent, "  acc = ",
-                  BinaryExpr(program_.reducer(), type, "acc", Name(value)),
-                  ";\n", indent, "}\n", FinishReduce(parts, "acc", indent));
+  absl::StrAppend(&body, indent, "  acc = ", Reduce("acc", Name(value)), ";\n",
+                  indent, "}\n", FinishReduce(parts, "acc", indent));
   return body;
 }
 
@@ -531,7 +394,6 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   const int init = program_.init_op();
   const int value = program_.value_op();
   const PrimitiveType type = program_.op(value).type;
-  const HloOpcode reducer = program_.reducer();
   const ReduceParts parts = SplitReduce();
   const char* ctype = ComputeType(type);
   std::string body;
@@ -555,23 +417,22 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
                   ") {\n");
   EmitOps(parts.inner, "      ", &body);
   absl::StrAppend(&body, "      acc = r == t ? ", Name(value), " : ",
-                  BinaryExpr(reducer, type, "acc", Name(value)), ";\n",
+                  Reduce("acc", Name(value)), ";\n",
                   "    }\n    partial[t] = acc;\n    __syncthreads();\n");
   // Lanes [0, valid) hold partial results; halve until one is left.
   int64_t valid = std::min<int64_t>(extent, threads);
   while (valid > 1) {
     int64_t half = 1;
     while (half * 2 < valid) half *= 2;
-    absl::StrAppend(&body, "    if (t < ", valid - half, ") partial[t] = ",
-                    BinaryExpr(reducer, type, "partial[t]",
-                               absl::StrCat("partial[t + ", half, "]")),
-                    ";\n    __syncthreads();\n");
+    absl::StrAppend(
+        &body, "    if (t < ", valid - half, ") partial[t] = ",
+        Reduce("partial[t]", absl::StrCat("partial[t + ", half, "]")),
+        ";\n    __syncthreads();\n");
     valid = half;
   }
   absl::StrAppend(
       &body, "    if (t == 0) {\n",
-      FinishReduce(parts, BinaryExpr(reducer, type, Name(init), "partial[0]"),
-                   "      "),
+      FinishReduce(parts, Reduce(Name(init), "partial[0]"), "      "),
       "    }\n    __syncthreads();\n  }\n");
   return body;
 }
@@ -634,7 +495,7 @@ std::string Prelude(const std::string& title,
   absl::StrAppend(&text, "\n",
                   wide ? "typedef unsigned long long idx_t;\n"
                        : "typedef unsigned int idx_t;\n",
-                  kPreamble);
+                  kFloat16DeviceSource, kElementalScalarOpsDeviceSource);
   return text;
 }
 
@@ -688,9 +549,7 @@ GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
       absl::StrCat("idx_t i, float ", emitter.Name(value))};
   GemmEpilogueSource source;
   for (int p = 0; p < parameters.count(); ++p) {
-    std::string param = absl::StrCat(parameters.written[p] ? "" : "const ",
-                                     StorageType(parameters.types[p]),
-                                     "* __restrict__ p", p);
+    std::string param = ParameterDeclaration(parameters, p);
     params.push_back(param);
     // The gemm's own operands come first: the kernel names them.
     if (p == 0 || p == 1) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/service/elemental_ops.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 
 namespace xla_lite::gpu {
@@ -64,7 +65,11 @@ class Lowering {
 
  private:
   absl::StatusOr<int> LowerUncached(const HloInstruction* instr, int index);
-  absl::StatusOr<int> LowerElementwise(const HloInstruction* instr, int index);
+  absl::StatusOr<int> LowerIndexRemap(const HloInstruction* instr, int index);
+  absl::StatusOr<int> LowerElementwise(const HloInstruction* instr,
+                                       const ElementalOp& row, int index);
+  absl::StatusOr<int> LowerClamp(const HloInstruction& clamp,
+                                 const std::vector<int>& operands);
   int Load(const HloInstruction* instr, int index);
   // Index into `operand` for element `index` of `instr` (rank-0 operands of
   // elementwise ops are implicitly broadcast).
@@ -142,63 +147,35 @@ absl::StatusOr<int> Lowering::Lower(const HloInstruction* instr, int index,
 
 absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
                                             int index) {
+  ASSIGN_OR_RETURN(const ElementalOp* row, SupportedElementalOp(*instr));
   const xla_lite::Shape& shape = instr->shape();
-  if (!shape.IsArray() || !IsSupportedKernelType(shape.element_type())) {
-    return absl::UnimplementedError(absl::StrCat(
-        "instruction ", instr->name(), ": values of type ",
-        shape.ToString(), " are not supported in kernels"));
-  }
-  switch (instr->opcode()) {
-    case HloOpcode::kConstant: {
-      if (shape.ElementCount() != 1) return Load(instr, index);
+  switch (row->lowering) {
+    case OpLowering::kBuffer: {
+      if (instr->opcode() != HloOpcode::kConstant ||
+          shape.ElementCount() != 1) {
+        return Load(instr, index);
+      }
+      if (!kKernelTypes.contains(shape.element_type())) {
+        return UnsupportedOpError(
+            *instr,
+            primitive_util::LowercasePrimitiveTypeName(shape.element_type()),
+            absl::StrCat("kernels compute with ", kKernelTypes.ToString()));
+      }
       ExprOp op;
       op.kind = ExprKind::kConstant;
       op.type = shape.element_type();
       op.value = instr->literal().GetAsDouble(0);
       return program_->Add(std::move(op));
     }
-    case HloOpcode::kParameter:
-    case HloOpcode::kDot:
-    case HloOpcode::kReduce:
+    case OpLowering::kGemm:
+    case OpLowering::kReduce:
       return Load(instr, index);
-    case HloOpcode::kReshape:
-      // Row-major values: a reshape keeps every element's linear index.
-      return Lower(instr->operand(0), index);
-    case HloOpcode::kBroadcast: {
-      const HloInstruction* operand = instr->operand(0);
-      IndexRemap remap = SingleSource(instr, operand);
-      for (int64_t j = 0; j < operand->shape().rank(); ++j) {
-        remap.dims[j] = {0, instr->dimensions(j), 1, 0};
-      }
-      return Lower(operand, Remap(index, std::move(remap)));
-    }
-    case HloOpcode::kTranspose: {
-      const HloInstruction* operand = instr->operand(0);
-      IndexRemap remap = SingleSource(instr, operand);
-      for (int64_t i = 0; i < shape.rank(); ++i) {
-        remap.dims[instr->dimensions(i)] = {0, i, 1, 0};
-      }
-      return Lower(operand, Remap(index, std::move(remap)));
-    }
-    case HloOpcode::kSlice: {
-      const HloInstruction* operand = instr->operand(0);
-      IndexRemap remap = SingleSource(instr, operand);
-      for (int64_t j = 0; j < shape.rank(); ++j) {
-        const SliceDimension& s = instr->slice_dimensions().at(j);
-        remap.dims[j] = {0, j, s.stride, s.start};
-      }
-      return Lower(operand, Remap(index, std::move(remap)));
-    }
-    case HloOpcode::kReverse: {
-      const HloInstruction* operand = instr->operand(0);
-      IndexRemap remap = SingleSource(instr, operand);
-      for (int64_t j = 0; j < shape.rank(); ++j) remap.dims[j] = {0, j, 1, 0};
-      for (int64_t d : instr->dimensions()) {
-        remap.dims[d] = {0, d, -1, shape.dimensions(d) - 1};
-      }
-      return Lower(operand, Remap(index, std::move(remap)));
-    }
-    case HloOpcode::kIota: {
+    case OpLowering::kResultTuple:
+      return UnsupportedOpError(*instr, shape.ToString(),
+                                "a tuple is not a value kernels compute");
+    case OpLowering::kIndexRemap:
+      return LowerIndexRemap(instr, index);
+    case OpLowering::kIota: {
       IndexRemap remap;
       remap.sources = {shape.dimensions()};
       remap.target = {shape.dimensions(instr->iota_dimension())};
@@ -210,64 +187,115 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
       return program_->Add(std::move(op));
     }
     default:
-      break;
+      return LowerElementwise(instr, *row, index);
   }
-  if (IsElementwise(instr->opcode())) return LowerElementwise(instr, index);
-  return absl::UnimplementedError(
-      absl::StrCat("instruction ", instr->name(), ": ",
-                   HloOpcodeString(instr->opcode()),
-                   " cannot be fused into a kernel"));
+}
+
+absl::StatusOr<int> Lowering::LowerIndexRemap(const HloInstruction* instr,
+                                              int index) {
+  const xla_lite::Shape& shape = instr->shape();
+  const HloInstruction* operand = instr->operand(0);
+  IndexRemap remap = SingleSource(instr, operand);
+  switch (instr->opcode()) {
+    case HloOpcode::kReshape:
+      // Row-major values: a reshape keeps every element's linear index.
+      return Lower(operand, index);
+    case HloOpcode::kBroadcast:
+      for (int64_t j = 0; j < operand->shape().rank(); ++j) {
+        remap.dims[j] = {0, instr->dimensions(j), 1, 0};
+      }
+      break;
+    case HloOpcode::kTranspose:
+      for (int64_t i = 0; i < shape.rank(); ++i) {
+        remap.dims[instr->dimensions(i)] = {0, i, 1, 0};
+      }
+      break;
+    case HloOpcode::kSlice:
+      for (int64_t j = 0; j < shape.rank(); ++j) {
+        const SliceDimension& s = instr->slice_dimensions().at(j);
+        remap.dims[j] = {0, j, s.stride, s.start};
+      }
+      break;
+    case HloOpcode::kReverse:
+      for (int64_t j = 0; j < shape.rank(); ++j) remap.dims[j] = {0, j, 1, 0};
+      for (int64_t d : instr->dimensions()) {
+        remap.dims[d] = {0, d, -1, shape.dimensions(d) - 1};
+      }
+      break;
+    default:
+      return absl::InternalError(
+          absl::StrCat("instruction ", instr->name(), ": the op table lowers ",
+                       HloOpcodeString(instr->opcode()),
+                       " by index remapping, which elemental_lowering lacks"));
+  }
+  return Lower(operand, Remap(index, std::move(remap)));
 }
 
 absl::StatusOr<int> Lowering::LowerElementwise(const HloInstruction* instr,
+                                               const ElementalOp& row,
                                                int index) {
   ExprOp op;
   op.type = instr->shape().element_type();
+  op.opcode = instr->opcode();
   for (const HloInstruction* operand : instr->operands()) {
-    if (!IsSupportedKernelType(operand->shape().element_type())) {
-      return absl::UnimplementedError(absl::StrCat(
-          "instruction ", instr->name(), ": operand ", operand->name(),
-          " of type ", operand->shape().ToString(),
-          " is not supported in kernels"));
-    }
     ASSIGN_OR_RETURN(int value,
                      Lower(operand, OperandIndex(instr, operand, index)));
     op.operands.push_back(value);
   }
-  HloOpcode opcode = instr->opcode();
-  if (opcode == HloOpcode::kCopy) return op.operands[0];
-  op.opcode = opcode;
-  if (IsElementwiseUnary(opcode)) {
-    op.kind = ExprKind::kUnary;
-  } else if (IsElementwiseBinary(opcode)) {
-    op.kind = ExprKind::kBinary;
-  } else if (opcode == HloOpcode::kCompare) {
-    op.kind = ExprKind::kCompare;
-    op.direction = instr->comparison_direction();
-  } else if (opcode == HloOpcode::kSelect) {
-    op.kind = ExprKind::kSelect;
-  } else if (opcode == HloOpcode::kClamp) {
-    op.kind = ExprKind::kClamp;
-  } else {
-    op.kind = ExprKind::kConvert;
+  const PrimitiveType operand_type = instr->operand(0)->shape().element_type();
+  switch (row.lowering) {
+    case OpLowering::kCopy:
+      return op.operands[0];
+    case OpLowering::kScalarFunction:
+      op.kind = op.operands.size() == 1 ? ExprKind::kUnary : ExprKind::kBinary;
+      op.function = row.FunctionFor(operand_type);
+      break;
+    case OpLowering::kCompare:
+      op.kind = ExprKind::kCompare;
+      op.direction = instr->comparison_direction();
+      break;
+    case OpLowering::kSelect:
+      op.kind = ExprKind::kSelect;
+      break;
+    case OpLowering::kClamp:
+      return LowerClamp(*instr, op.operands);
+    case OpLowering::kConvert:
+      op.kind = ExprKind::kConvert;
+      break;
+    default:
+      return absl::InternalError(absl::StrCat(
+          "instruction ", instr->name(), ": ", HloOpcodeString(instr->opcode()),
+          " is not elementwise"));
   }
   return program_->Add(std::move(op));
 }
 
-}  // namespace
-
-bool IsSupportedKernelType(PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::kF32:
-    case PrimitiveType::kBF16:
-    case PrimitiveType::kF16:
-    case PrimitiveType::kS32:
-    case PrimitiveType::kPred:
-      return true;
-    default:
-      return false;
+absl::StatusOr<int> Lowering::LowerClamp(const HloInstruction& clamp,
+                                         const std::vector<int>& operands) {
+  // clamp(lo, x, hi) = minimum(maximum(x, lo), hi), with the rows'
+  // functions, which propagate NaN as XLA's clamp does.
+  const PrimitiveType type = clamp.shape().element_type();
+  int value = operands[1];
+  for (auto [opcode, bound] :
+       {std::make_pair(HloOpcode::kMaximum, operands[0]),
+        std::make_pair(HloOpcode::kMinimum, operands[2])}) {
+    ExprOp op;
+    op.kind = ExprKind::kBinary;
+    op.type = type;
+    op.opcode = opcode;
+    op.function = FindElementalOp(opcode)->FunctionFor(type);
+    if (op.function == nullptr) {
+      return UnsupportedOpError(
+          clamp, primitive_util::LowercasePrimitiveTypeName(type),
+          absl::StrCat(HloOpcodeString(opcode), " is not defined for it"));
+    }
+    op.operands = {value, bound};
+    value = program_->Add(std::move(op));
   }
+  return value;
 }
+
+}  // namespace
 
 absl::StatusOr<LoweredKernel> LowerLoopFusion(
     absl::Span<const HloInstruction* const> roots,
@@ -287,14 +315,14 @@ absl::StatusOr<LoweredKernel> LowerLoopFusion(
 absl::StatusOr<LoweredKernel> LowerReduction(
     const HloInstruction* reduce, const IsMaterializedFn& is_materialized,
     const HloInstruction* epilogue) {
-  std::optional<HloOpcode> reducer = MatchReducer(reduce->to_apply());
-  if (reduce->operand_count() != 2 || !reducer.has_value()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "instruction ", reduce->name(),
-        ": only reduces of one array whose computation is a single add, "
-        "multiply, maximum, minimum, and or or of its parameters are "
-        "supported"));
+  ASSIGN_OR_RETURN(const ElementalOp* row, SupportedElementalOp(*reduce));
+  if (row->lowering != OpLowering::kReduce) {
+    return absl::InternalError(
+        absl::StrCat(reduce->name(), " is not a reduce"));
   }
+  const ScalarFunction* reducer = ReducerFunction(*reduce);
+  const HloOpcode reducer_opcode =
+      reduce->to_apply()->root_instruction()->opcode();
   const HloInstruction* input = reduce->operand(0);
   const HloInstruction* init = reduce->operand(1);
   const std::vector<int64_t>& input_dims = input->shape().dimensions();
@@ -335,7 +363,8 @@ absl::StatusOr<LoweredKernel> LowerReduction(
   reduced_op.kind = ExprKind::kReducedValue;
   reduced_op.type = reduce->shape().element_type();
   int reduced_value = program->Add(std::move(reduced_op));
-  program->SetReduction(init_value, value, *reducer, reduced_elements);
+  program->SetReduction(init_value, value, reducer_opcode, reducer,
+                        reduced_elements);
   const HloInstruction* stored = reduce;
   int output = reduced_value;
   if (epilogue != nullptr) {

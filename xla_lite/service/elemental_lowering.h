@@ -42,9 +42,6 @@ absl::StatusOr<LoweredKernel> LowerReduction(
     const HloInstruction* reduce, const IsMaterializedFn& is_materialized,
     const HloInstruction* epilogue = nullptr);
 
-// Whether the kernel lowers values of this element type.
-bool IsSupportedKernelType(PrimitiveType type);
-
 }  // namespace xla_lite::gpu
 
 #endif  // XLA_LITE_SERVICE_ELEMENTAL_LOWERING_H_

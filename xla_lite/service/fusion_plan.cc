@@ -6,148 +6,34 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
-#include "xla_lite/service/elemental_lowering.h"
+#include "xla_lite/service/elemental_ops.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 
 namespace xla_lite::gpu {
 namespace {
 
-bool IsFloatType(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
-         type == PrimitiveType::kF16;
-}
-
-bool IsTranscendental(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kExp:
-    case HloOpcode::kExpm1:
-    case HloOpcode::kLog:
-    case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic:
-    case HloOpcode::kTanh:
-    case HloOpcode::kSin:
-    case HloOpcode::kCos:
-    case HloOpcode::kPower:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kRsqrt:
-    case HloOpcode::kDivide:
-    case HloOpcode::kRemainder:
-      return true;
-    default:
-      return false;
-  }
-}
-
-absl::Status Unsupported(const HloInstruction& instr, absl::string_view why) {
-  return absl::UnimplementedError(
-      absl::StrCat("instruction ", instr.name(), " (",
-                   HloOpcodeString(instr.opcode()), "): ", why));
-}
-
-// Which element types each elementwise opcode takes.
-absl::Status CheckElementwiseTypes(const HloInstruction& instr) {
-  PrimitiveType type = instr.operand(instr.opcode() == HloOpcode::kSelect ? 1 : 0)
-                           ->shape()
-                           .element_type();
-  bool is_float = IsFloatType(type);
-  bool is_pred = type == PrimitiveType::kPred;
-  HloOpcode opcode = instr.opcode();
-  switch (opcode) {
-    case HloOpcode::kNot:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-    case HloOpcode::kXor:
-      if (is_float) return Unsupported(instr, "needs pred or integer operands");
-      return absl::OkStatus();
-    case HloOpcode::kAbs:
-    case HloOpcode::kNegate:
-    case HloOpcode::kSign:
-    case HloOpcode::kSubtract:
-    case HloOpcode::kDivide:
-    case HloOpcode::kRemainder:
-    case HloOpcode::kPower:
-      if (is_pred) return Unsupported(instr, "pred operands are not supported");
-      return absl::OkStatus();
-    case HloOpcode::kCompare:
-    case HloOpcode::kSelect:
-    case HloOpcode::kClamp:
-    case HloOpcode::kConvert:
-    case HloOpcode::kCopy:
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-      return absl::OkStatus();
-    default:
-      if (IsElementwiseUnary(opcode) && !is_float) {
-        return Unsupported(instr, "needs floating-point operands");
-      }
-      return absl::OkStatus();
-  }
-}
-
+// The entry root may be a tuple naming the results; everything else must
+// be an op the table takes.
 absl::Status CheckSupported(const HloInstruction& instr, bool is_root) {
-  const xla_lite::Shape& shape = instr.shape();
-  switch (instr.opcode()) {
-    case HloOpcode::kParameter:
-    case HloOpcode::kConstant:
-      return absl::OkStatus();
-    case HloOpcode::kTuple:
-      if (!is_root) return Unsupported(instr, "tuples are only supported as the entry root");
-      return absl::OkStatus();
-    case HloOpcode::kDot:
-      return absl::OkStatus();  // Gemm lowering checks types and shapes.
-    default:
-      break;
+  ASSIGN_OR_RETURN(const ElementalOp* op, SupportedElementalOp(instr));
+  if (op->lowering == OpLowering::kResultTuple && !is_root) {
+    return UnsupportedOpError(instr, instr.shape().ToString(),
+                              "tuples are only supported as the entry root");
   }
-  if (!shape.IsArray()) return Unsupported(instr, "tuple-shaped values are not supported");
-  if (!IsSupportedKernelType(shape.element_type())) {
-    return Unsupported(instr, absl::StrCat("element type ", shape.ToString(),
-                                           " is not supported in kernels "
-                                           "(f32, bf16, f16, s32, pred are)"));
-  }
-  if (IsFusible(instr)) {
-    for (const HloInstruction* operand : instr.operands()) {
-      if (!IsSupportedKernelType(operand->shape().element_type())) {
-        return Unsupported(instr, absl::StrCat("operand ", operand->name(), " of type ",
-                                               operand->shape().ToString(),
-                                               " is not supported in kernels"));
-      }
-    }
-    return IsElementwise(instr.opcode()) ? CheckElementwiseTypes(instr)
-                                         : absl::OkStatus();
-  }
-  if (instr.opcode() == HloOpcode::kReduce) {
-    if (instr.operand_count() != 2 || !MatchReducer(instr.to_apply())) {
-      return Unsupported(instr,
-                         "only reduces of one array whose computation is a "
-                         "single add, multiply, maximum, minimum, and or or "
-                         "of its two parameters are supported");
-    }
-    return absl::OkStatus();
-  }
-  return Unsupported(instr, "this op is not supported by the xla_lite compiler");
+  return absl::OkStatus();
 }
 
+// What recomputing `instr` in another kernel costs (checked: in the table).
 int OwnCost(const HloInstruction& instr) {
-  if (!IsElementwise(instr.opcode())) return 0;  // Index remapping.
-  return IsTranscendental(instr.opcode()) ? 4 : 1;
+  return FindElementalOp(instr.opcode())->cost;
 }
 
 }  // namespace
 
 bool IsFusible(const HloInstruction& instr) {
-  switch (instr.opcode()) {
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kTranspose:
-    case HloOpcode::kReshape:
-    case HloOpcode::kSlice:
-    case HloOpcode::kReverse:
-    case HloOpcode::kIota:
-      return true;
-    default:
-      return IsElementwise(instr.opcode());
-  }
+  const ElementalOp* op = FindElementalOp(instr.opcode());
+  return op != nullptr && (op->fusion == FusionKind::kElementwise ||
+                           op->fusion == FusionKind::kDataMovement);
 }
 
 GemmOperand ResolveGemmOperand(const HloInstruction* operand) {

@@ -1,145 +1,27 @@
 #include "xla_lite/service/host_kernel.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
-#include "xla_lite/hlo/literal.h"
+#include "xla_lite/float16.h"
+#include "xla_lite/primitive_util.h"
+#include "xla_lite/service/elemental_ops.h"
+#include "xla_lite/service/elemental_scalar_ops.h"
 
 namespace xla_lite::gpu {
 namespace {
 
 constexpr int64_t kLanes = 256;
 
-bool IsFloat(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
-         type == PrimitiveType::kF16;
-}
-
-// Scalar semantics shared with the CUDA preamble (see cuda_emitter.cc).
-float MaxF(float a, float b) { return (a >= b || a != a) ? a : b; }
-float MinF(float a, float b) { return (a <= b || a != a) ? a : b; }
-int32_t Wrap(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
-int32_t DivI(int32_t a, int32_t b) {
-  if (b == 0) return -1;
-  if (b == -1) return Wrap(-static_cast<int64_t>(a));
-  return a / b;
-}
-int32_t RemI(int32_t a, int32_t b) {
-  if (b == 0) return a;
-  if (b == -1) return 0;
-  return a % b;
-}
-int32_t PowI(int32_t a, int32_t b) {
-  if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
-  uint32_t result = 1, base = static_cast<uint32_t>(a);
-  while (b > 0) {
-    if (b & 1) result *= base;
-    base *= base;
-    b >>= 1;
-  }
-  return static_cast<int32_t>(result);
-}
-int32_t FloatToInt(float x) {
-  if (x != x) return 0;
-  if (x >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
-  if (x <= -2147483648.0f) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(x);
-}
 float Round(PrimitiveType type, float v) {
-  if (type == PrimitiveType::kBF16) return BF16ToFloat(FloatToBF16(v));
-  if (type == PrimitiveType::kF16) return HalfToFloat(FloatToHalf(v));
+  if (type == PrimitiveType::BF16) return RoundToBF16(v);
+  if (type == PrimitiveType::F16) return RoundToF16(v);
   return v;
-}
-
-float UnaryF(HloOpcode opcode, float a) {
-  switch (opcode) {
-    case HloOpcode::kAbs: return std::fabs(a);
-    case HloOpcode::kCeil: return std::ceil(a);
-    case HloOpcode::kFloor: return std::floor(a);
-    case HloOpcode::kCos: return std::cos(a);
-    case HloOpcode::kSin: return std::sin(a);
-    case HloOpcode::kExp: return std::exp(a);
-    case HloOpcode::kExpm1: return std::expm1(a);
-    case HloOpcode::kLog: return std::log(a);
-    case HloOpcode::kLog1p: return std::log1p(a);
-    case HloOpcode::kLogistic: return 1.0f / (1.0f + std::exp(-a));
-    case HloOpcode::kNegate: return -a;
-    case HloOpcode::kRsqrt: return 1.0f / std::sqrt(a);
-    case HloOpcode::kSign: return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a);
-    case HloOpcode::kSqrt: return std::sqrt(a);
-    case HloOpcode::kTanh: return std::tanh(a);
-    default:
-      LOG(FATAL) << "unary " << HloOpcodeString(opcode);
-  }
-}
-
-int32_t UnaryI(HloOpcode opcode, PrimitiveType type, int32_t a) {
-  switch (opcode) {
-    case HloOpcode::kNot: return type == PrimitiveType::kPred ? !a : ~a;
-    case HloOpcode::kAbs: return a < 0 ? Wrap(-static_cast<int64_t>(a)) : a;
-    case HloOpcode::kNegate: return Wrap(-static_cast<int64_t>(a));
-    case HloOpcode::kSign: return (a > 0) - (a < 0);
-    default:
-      LOG(FATAL) << "integer unary " << HloOpcodeString(opcode);
-  }
-}
-
-float BinaryF(HloOpcode opcode, float a, float b) {
-  switch (opcode) {
-    case HloOpcode::kAdd: return a + b;
-    case HloOpcode::kSubtract: return a - b;
-    case HloOpcode::kMultiply: return a * b;
-    case HloOpcode::kDivide: return a / b;
-    case HloOpcode::kMaximum: return MaxF(a, b);
-    case HloOpcode::kMinimum: return MinF(a, b);
-    case HloOpcode::kPower: return std::pow(a, b);
-    case HloOpcode::kRemainder: return std::fmod(a, b);
-    default:
-      LOG(FATAL) << "float binary " << HloOpcodeString(opcode);
-  }
-}
-
-int32_t BinaryI(HloOpcode opcode, PrimitiveType type, int32_t a, int32_t b) {
-  if (type == PrimitiveType::kPred) {
-    switch (opcode) {
-      case HloOpcode::kAnd:
-      case HloOpcode::kMinimum:
-      case HloOpcode::kMultiply:
-        return a && b;
-      case HloOpcode::kOr:
-      case HloOpcode::kMaximum:
-      case HloOpcode::kAdd:
-        return a || b;
-      case HloOpcode::kXor:
-        return a != b;
-      default:
-        LOG(FATAL) << "pred binary " << HloOpcodeString(opcode);
-    }
-  }
-  int64_t x = a, y = b;
-  switch (opcode) {
-    case HloOpcode::kAdd: return Wrap(x + y);
-    case HloOpcode::kSubtract: return Wrap(x - y);
-    case HloOpcode::kMultiply: return Wrap(x * y);
-    case HloOpcode::kDivide: return DivI(a, b);
-    case HloOpcode::kRemainder: return RemI(a, b);
-    case HloOpcode::kMaximum: return std::max(a, b);
-    case HloOpcode::kMinimum: return std::min(a, b);
-    case HloOpcode::kPower: return PowI(a, b);
-    case HloOpcode::kAnd: return a & b;
-    case HloOpcode::kOr: return a | b;
-    case HloOpcode::kXor: return a ^ b;
-    default:
-      LOG(FATAL) << "integer binary " << HloOpcodeString(opcode);
-  }
 }
 
 template <typename T>
@@ -163,6 +45,12 @@ struct Register {
   std::vector<int32_t> i;
 };
 
+// A 16-bit float op's lanes, computed in f32, rounded to its type.
+void RoundLanes(PrimitiveType type, Register& reg, int64_t lanes) {
+  if (type != PrimitiveType::BF16 && type != PrimitiveType::F16) return;
+  for (int64_t l = 0; l < lanes; ++l) reg.f[l] = Round(type, reg.f[l]);
+}
+
 // A remap's target dimensions, ready for per-lane evaluation.
 struct RemapTerm {
   int source;
@@ -180,7 +68,7 @@ class Interpreter {
       Register& reg = registers_[id];
       if (op.IsIndex()) {
         reg.index.resize(kLanes);
-      } else if (IsFloat(op.type)) {
+      } else if (primitive_util::IsFloatingPointType(op.type)) {
         reg.f.resize(kLanes);
       } else {
         reg.i.resize(kLanes);
@@ -257,16 +145,16 @@ absl::Status Interpreter::Load(int id, int64_t lanes) {
   for (int64_t l = 0; l < lanes; ++l) {
     int64_t k = index[l];
     switch (buffer.type) {
-      case PrimitiveType::kF32:
+      case PrimitiveType::F32:
         out.f[l] = static_cast<const float*>(base)[k];
         break;
-      case PrimitiveType::kBF16:
-        out.f[l] = BF16ToFloat(static_cast<const uint16_t*>(base)[k]);
+      case PrimitiveType::BF16:
+        out.f[l] = BF16ToF32(static_cast<const uint16_t*>(base)[k]);
         break;
-      case PrimitiveType::kF16:
-        out.f[l] = HalfToFloat(static_cast<const uint16_t*>(base)[k]);
+      case PrimitiveType::F16:
+        out.f[l] = F16ToF32(static_cast<const uint16_t*>(base)[k]);
         break;
-      case PrimitiveType::kPred:
+      case PrimitiveType::PRED:
         out.i[l] = static_cast<const uint8_t*>(base)[k] != 0;
         break;
       default:
@@ -305,7 +193,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kLoad:
       return Load(id, lanes);
     case ExprKind::kConstant:
-      if (IsFloat(op.type)) {
+      if (primitive_util::IsFloatingPointType(op.type)) {
         std::fill_n(out.f.begin(), lanes, static_cast<float>(op.value));
       } else {
         std::fill_n(out.i.begin(), lanes, static_cast<int32_t>(op.value));
@@ -314,40 +202,30 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kIndexToValue:
       for (int64_t l = 0; l < lanes; ++l) {
         int32_t v = static_cast<int32_t>(reg(0).index[l]);
-        if (IsFloat(op.type)) {
+        if (primitive_util::IsFloatingPointType(op.type)) {
           out.f[l] = Round(op.type, static_cast<float>(v));
         } else {
-          out.i[l] = op.type == PrimitiveType::kPred ? v != 0 : v;
+          out.i[l] = op.type == PrimitiveType::PRED ? v != 0 : v;
         }
       }
       return absl::OkStatus();
     case ExprKind::kUnary:
-      if (op.opcode == HloOpcode::kIsFinite) {
-        for (int64_t l = 0; l < lanes; ++l) out.i[l] = std::isfinite(reg(0).f[l]);
-      } else if (IsFloat(type_of(0))) {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.f[l] = Round(op.type, UnaryF(op.opcode, reg(0).f[l]));
-        }
-      } else {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.i[l] = UnaryI(op.opcode, op.type, reg(0).i[l]);
-        }
+    case ExprKind::kBinary: {
+      ScalarLanes scalar_lanes;
+      for (int k = 0; k < op.operands.size(); ++k) {
+        scalar_lanes.f[k] = reg(k).f.data();
+        scalar_lanes.i[k] = reg(k).i.data();
       }
+      scalar_lanes.out_f = out.f.data();
+      scalar_lanes.out_i = out.i.data();
+      scalar_lanes.count = lanes;
+      op.function->host(scalar_lanes);
+      RoundLanes(op.type, out, lanes);
       return absl::OkStatus();
-    case ExprKind::kBinary:
-      if (IsFloat(op.type)) {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.f[l] = Round(op.type, BinaryF(op.opcode, reg(0).f[l], reg(1).f[l]));
-        }
-      } else {
-        for (int64_t l = 0; l < lanes; ++l) {
-          out.i[l] = BinaryI(op.opcode, op.type, reg(0).i[l], reg(1).i[l]);
-        }
-      }
-      return absl::OkStatus();
+    }
     case ExprKind::kCompare:
       for (int64_t l = 0; l < lanes; ++l) {
-        out.i[l] = IsFloat(type_of(0))
+        out.i[l] = primitive_util::IsFloatingPointType(type_of(0))
                        ? Compare(op.direction, reg(0).f[l], reg(1).f[l])
                        : Compare(op.direction, reg(0).i[l], reg(1).i[l]);
       }
@@ -355,35 +233,29 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kSelect:
       for (int64_t l = 0; l < lanes; ++l) {
         bool p = reg(0).i[l] != 0;
-        if (IsFloat(op.type)) {
+        if (primitive_util::IsFloatingPointType(op.type)) {
           out.f[l] = p ? reg(1).f[l] : reg(2).f[l];
         } else {
           out.i[l] = p ? reg(1).i[l] : reg(2).i[l];
         }
       }
       return absl::OkStatus();
-    case ExprKind::kClamp:
-      for (int64_t l = 0; l < lanes; ++l) {
-        if (IsFloat(op.type)) {
-          out.f[l] = MinF(MaxF(reg(1).f[l], reg(0).f[l]), reg(2).f[l]);
-        } else if (op.type == PrimitiveType::kPred) {
-          out.i[l] = (reg(1).i[l] || reg(0).i[l]) && reg(2).i[l];
-        } else {
-          out.i[l] = std::min(std::max(reg(1).i[l], reg(0).i[l]), reg(2).i[l]);
-        }
-      }
-      return absl::OkStatus();
     case ExprKind::kConvert: {
       PrimitiveType from = type_of(0);
       for (int64_t l = 0; l < lanes; ++l) {
-        if (op.type == PrimitiveType::kPred) {
-          out.i[l] = IsFloat(from) ? reg(0).f[l] != 0.0f : reg(0).i[l] != 0;
-        } else if (IsFloat(op.type)) {
-          float v = IsFloat(from) ? reg(0).f[l]
-                                  : static_cast<float>(reg(0).i[l]);
+        if (op.type == PrimitiveType::PRED) {
+          out.i[l] = primitive_util::IsFloatingPointType(from)
+                         ? reg(0).f[l] != 0.0f
+                         : reg(0).i[l] != 0;
+        } else if (primitive_util::IsFloatingPointType(op.type)) {
+          float v = primitive_util::IsFloatingPointType(from)
+                        ? reg(0).f[l]
+                        : static_cast<float>(reg(0).i[l]);
           out.f[l] = Round(op.type, v);
         } else {
-          out.i[l] = IsFloat(from) ? FloatToInt(reg(0).f[l]) : reg(0).i[l];
+          out.i[l] = primitive_util::IsFloatingPointType(from)
+                         ? scalar_ops::xl_f32_to_s32(reg(0).f[l])
+                         : reg(0).i[l];
         }
       }
       return absl::OkStatus();
@@ -396,16 +268,16 @@ void Interpreter::StoreScalar(int output, int64_t index, float f, int32_t i) {
   const KernelBuffer& buffer = program_.outputs()[output].buffer;
   void* base = args_[parameters_.output_param[output]].address().opaque();
   switch (buffer.type) {
-    case PrimitiveType::kF32:
+    case PrimitiveType::F32:
       static_cast<float*>(base)[index] = f;
       break;
-    case PrimitiveType::kBF16:
-      static_cast<uint16_t*>(base)[index] = FloatToBF16(f);
+    case PrimitiveType::BF16:
+      static_cast<uint16_t*>(base)[index] = F32ToBF16(f);
       break;
-    case PrimitiveType::kF16:
-      static_cast<uint16_t*>(base)[index] = FloatToHalf(f);
+    case PrimitiveType::F16:
+      static_cast<uint16_t*>(base)[index] = F32ToF16(f);
       break;
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       static_cast<uint8_t*>(base)[index] = i != 0 ? 1 : 0;
       break;
     default:
@@ -463,7 +335,7 @@ absl::Status Interpreter::RunReduce() {
   const int value = program_.value_op();
   const int output = program_.outputs()[0].op;
   const PrimitiveType type = program_.op(value).type;
-  const HloOpcode reducer = program_.reducer();
+  const ScalarFunction& reducer = program_.reducer_function();
   const int64_t extent = program_.reduced_elements();
   const int64_t outputs = program_.outputs()[0].buffer.element_count;
   std::vector<bool> inner = program_.InnerOps();
@@ -498,18 +370,24 @@ absl::Status Interpreter::RunReduce() {
         }
       }
       RETURN_IF_ERROR(Evaluate(inner_ops, lanes));
+      // acc = reducer(acc, value), one element at a time, in order.
       const Register& v = registers_[value];
+      ScalarLanes step;
+      step.f[0] = &acc_f;
+      step.i[0] = &acc_i;
+      step.out_f = &acc_f;
+      step.out_i = &acc_i;
+      step.count = 1;
       for (int64_t l = 0; l < lanes; ++l) {
-        if (IsFloat(type)) {
-          acc_f = Round(type, BinaryF(reducer, acc_f, v.f[l]));
-        } else {
-          acc_i = BinaryI(reducer, type, acc_i, v.i[l]);
-        }
+        step.f[1] = v.f.empty() ? nullptr : &v.f[l];
+        step.i[1] = v.i.empty() ? nullptr : &v.i[l];
+        reducer.host(step);
+        acc_f = Round(type, acc_f);
       }
     }
     if (reduced >= 0) {
       Register& r = registers_[reduced];
-      if (IsFloat(type)) {
+      if (primitive_util::IsFloatingPointType(type)) {
         r.f[0] = acc_f;
       } else {
         r.i[0] = acc_i;

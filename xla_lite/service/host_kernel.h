@@ -10,8 +10,9 @@
 namespace xla_lite::gpu {
 
 // Evaluates `program` over the buffers in `args` (laid out as `parameters`
-// says), as the emitted CUDA kernel does on a device: same operations, same
-// element types and rounding, same NaN and integer edge cases. Lanes of
+// says), as the emitted CUDA kernel does on a device: the same scalar
+// functions (compiled from the text the kernel carries), element types and
+// rounding, and the same NaN and integer edge cases. Lanes of
 // element indices are evaluated together so the per-op dispatch is paid
 // once per chunk rather than per element. A loop program that is a gemm's
 // epilogue reads its kReducedValue at element i from values[i].

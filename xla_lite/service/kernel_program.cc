@@ -34,8 +34,6 @@ const char* KindName(ExprKind kind) {
       return "compare";
     case ExprKind::kSelect:
       return "select";
-    case ExprKind::kClamp:
-      return "clamp";
     case ExprKind::kConvert:
       return "convert";
   }
@@ -125,14 +123,19 @@ std::string ExprOp::Key() const {
                       static_cast<int>(opcode), ":",
                       static_cast<int>(direction), ":",
                       absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
+                      function != nullptr ? function->name : "", ":",
                       kind == ExprKind::kIndexRemap ? remap.ToString() : "");
 }
 
 std::string ExprOp::ToString(int id) const {
   std::string text = absl::StrCat("%", id, " = ", KindName(kind));
-  if (!IsIndex()) absl::StrAppend(&text, ".", PrimitiveTypeName(type));
+  if (!IsIndex()) {
+    absl::StrAppend(&text, ".",
+                    primitive_util::LowercasePrimitiveTypeName(type));
+  }
   if (kind == ExprKind::kUnary || kind == ExprKind::kBinary) {
     absl::StrAppend(&text, " ", HloOpcodeString(opcode));
+    if (function != nullptr) absl::StrAppend(&text, " (", function->name, ")");
   }
   if (kind == ExprKind::kCompare) {
     absl::StrAppend(&text, " ", ComparisonDirectionString(direction));
@@ -178,10 +181,14 @@ int64_t KernelProgram::MaxOutputElements() const {
 }
 
 void KernelProgram::SetReduction(int init_op, int value_op, HloOpcode reducer,
+                                 const ScalarFunction* function,
                                  int64_t reduced_elements) {
+  CHECK(function != nullptr && function->exists())
+      << "reduce by " << HloOpcodeString(reducer) << " without a function";
   init_op_ = init_op;
   value_op_ = value_op;
   reducer_ = reducer;
+  reducer_function_ = function;
   reduced_elements_ = reduced_elements;
 }
 
@@ -226,17 +233,18 @@ std::string KernelProgram::ToString() const {
   std::string text =
       kind_ == Kind::kLoop ? "loop kernel\n" : "reduce kernel\n";
   for (int i = 0; i < inputs_.size(); ++i) {
-    absl::StrAppend(&text, "  in", i, ": ", PrimitiveTypeName(inputs_[i].type),
+    absl::StrAppend(&text, "  in", i, ": ",
+                    primitive_util::LowercasePrimitiveTypeName(inputs_[i].type),
                     "[", inputs_[i].element_count, "]\n");
   }
   for (int id = 0; id < ops_.size(); ++id) {
     absl::StrAppend(&text, "  ", ops_[id].ToString(id), "\n");
   }
   for (int i = 0; i < outputs_.size(); ++i) {
-    absl::StrAppend(&text, "  out", i, ": ",
-                    PrimitiveTypeName(outputs_[i].buffer.type), "[",
-                    outputs_[i].buffer.element_count, "] = %", outputs_[i].op,
-                    "\n");
+    absl::StrAppend(
+        &text, "  out", i, ": ",
+        primitive_util::LowercasePrimitiveTypeName(outputs_[i].buffer.type),
+        "[", outputs_[i].buffer.element_count, "] = %", outputs_[i].op, "\n");
   }
   if (kind_ == Kind::kReduce) {
     absl::StrAppend(&text, "  reduce ", HloOpcodeString(reducer_), " init %",

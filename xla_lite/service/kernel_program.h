@@ -18,7 +18,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 #include "xla_lite/hlo/hlo_opcode.h"
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/primitive_util.h"
+#include "xla_lite/service/elemental_ops.h"
 
 namespace xla_lite::gpu {
 
@@ -44,9 +45,9 @@ struct IndexRemap {
 
 enum class ExprKind {
   // Index values.
-  kIndex,         // The element index of the kernel (reduce: the output's).
-  kReduceIndex,   // Reduce kernels: the index of the element being reduced.
-  kIndexRemap,    // operands: one index per remap source.
+  kIndex,        // The element index of the kernel (reduce: the output's).
+  kReduceIndex,  // Reduce kernels: the index of the element being reduced.
+  kIndexRemap,   // operands: one index per remap source.
   // Data values.
   // Reduce kernels: the reduction's result, for the epilogue. Loop programs
   // that are a gemm's epilogue: the product at the element's index.
@@ -54,18 +55,20 @@ enum class ExprKind {
   kLoad,          // input[operand 0].
   kConstant,      // `value`, of `type`.
   kIndexToValue,  // operand 0 (an index) converted to `type` (iota).
-  kUnary,         // opcode(operand 0).
-  kBinary,        // opcode(operand 0, operand 1).
+  kUnary,         // function(operand 0), rounded to `type`.
+  kBinary,        // function(operand 0, operand 1), rounded to `type`.
   kCompare,       // operand 0 <direction> operand 1, a pred.
   kSelect,        // operand 0 ? operand 1 : operand 2.
-  kClamp,         // min(max(operand 1, operand 0), operand 2), HLO order.
   kConvert,       // operand 0 converted to `type`.
 };
 
 struct ExprOp {
   ExprKind kind = ExprKind::kIndex;
-  PrimitiveType type = PrimitiveType::kF32;  // Data ops: the result type.
+  PrimitiveType type = PrimitiveType::F32;   // Data ops: the result type.
   HloOpcode opcode = HloOpcode::kAdd;        // kUnary, kBinary.
+  // kUnary, kBinary: what computes opcode for the operands' type (from the
+  // op's row in elemental_ops), for both back ends.
+  const ScalarFunction* function = nullptr;
   ComparisonDirection direction = ComparisonDirection::kEq;
   std::vector<int> operands;
   int input = -1;     // kLoad.
@@ -83,7 +86,7 @@ struct ExprOp {
 
 // A buffer the kernel reads or writes, as a flat array.
 struct KernelBuffer {
-  PrimitiveType type = PrimitiveType::kF32;
+  PrimitiveType type = PrimitiveType::F32;
   int64_t element_count = 0;
 };
 
@@ -121,12 +124,14 @@ class KernelProgram {
   // The largest output's element count: the loop's extent.
   int64_t MaxOutputElements() const;
 
-  // Reduce kernels.
+  // Reduce kernels. `reducer` combines two values of the value op's type;
+  // `function` computes it.
   void SetReduction(int init_op, int value_op, HloOpcode reducer,
-                    int64_t reduced_elements);
+                    const ScalarFunction* function, int64_t reduced_elements);
   int init_op() const { return init_op_; }
   int value_op() const { return value_op_; }
   HloOpcode reducer() const { return reducer_; }
+  const ScalarFunction& reducer_function() const { return *reducer_function_; }
   int64_t reduced_elements() const { return reduced_elements_; }
 
   // Which ops depend on kReduceIndex (so run once per reduced element).
@@ -147,6 +152,7 @@ class KernelProgram {
   int init_op_ = -1;
   int value_op_ = -1;
   HloOpcode reducer_ = HloOpcode::kAdd;
+  const ScalarFunction* reducer_function_ = nullptr;
   int64_t reduced_elements_ = 0;
 };
 
