@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tests/gemm/gemm_test_util.h"
 #include "tests/runtime_compiler_test_util.h"
+#include "xla_lite/float16.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 
 namespace xla_lite::testing {
@@ -43,6 +46,21 @@ std::vector<se::KernelSpec> AllVariants() {
     }
   }
   return specs;
+}
+
+// bf16 elements go through the conversions the host kernel uses, carried
+// as their one source text; no variant rounds by a recipe of its own.
+TEST(GemmKernelCompileTest, EveryVariantUsesTheSharedBf16Conversions) {
+  for (const se::KernelSpec& spec : AllVariants()) {
+    EXPECT_TRUE(absl::StrContains(spec.cuda_source, kFloat16DeviceSource));
+    std::string own = absl::StrReplaceAll(spec.cuda_source,
+                                          {{kFloat16DeviceSource, ""}});
+    EXPECT_FALSE(absl::StrContains(own, "0x7fff")) << own;
+    EXPECT_FALSE(absl::StrContains(own, "__float_as_uint")) << own;
+  }
+  std::string bf16 = AllVariants()[8].cuda_source;
+  EXPECT_TRUE(absl::StrContains(bf16, "xl_f32_to_bf16(value)"));
+  EXPECT_TRUE(absl::StrContains(bf16, "xl_bf16_to_f32(data[i])"));
 }
 
 TEST(GemmKernelCompileTest, NvrtcCompilesEveryVariantForH100) {

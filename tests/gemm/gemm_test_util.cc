@@ -14,12 +14,11 @@ using se::blas::DataType;
 
 bool IsBf16(DataType type) { return type == DataType::kBF16; }
 
-gpu::Shape MatrixShape(DataType type, int64_t batch, int64_t rows,
-                       int64_t cols) {
-  gpu::PrimitiveType element =
-      IsBf16(type) ? gpu::PrimitiveType::kBF16 : gpu::PrimitiveType::kF32;
-  if (batch == 1) return gpu::Shape(element, {rows, cols});
-  return gpu::Shape(element, {batch, rows, cols});
+Shape MatrixShape(DataType type, int64_t batch, int64_t rows, int64_t cols) {
+  PrimitiveType element =
+      IsBf16(type) ? PrimitiveType::BF16 : PrimitiveType::F32;
+  if (batch == 1) return Shape(element, {rows, cols});
+  return Shape(element, {batch, rows, cols});
 }
 
 // Values a buffer of `type` can hold exactly.
@@ -37,10 +36,10 @@ std::vector<float> RandomValues(DataType type, int64_t count,
 }  // namespace
 
 absl::StatusOr<gpu::GemmConfig> GemmProblem::Config() const {
-  gpu::Shape lhs = transpose_lhs ? MatrixShape(type, batch, k, m)
-                                 : MatrixShape(type, batch, m, k);
-  gpu::Shape rhs = transpose_rhs ? MatrixShape(type, batch, n, k)
-                                 : MatrixShape(type, batch, k, n);
+  Shape lhs = transpose_lhs ? MatrixShape(type, batch, k, m)
+                            : MatrixShape(type, batch, m, k);
+  Shape rhs = transpose_rhs ? MatrixShape(type, batch, n, k)
+                            : MatrixShape(type, batch, k, n);
   return gpu::GemmConfig::For(lhs, transpose_lhs, rhs, transpose_rhs,
                               MatrixShape(type, batch, m, n), alpha, beta);
 }

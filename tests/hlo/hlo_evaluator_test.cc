@@ -29,7 +29,7 @@ Literal Make(PrimitiveType type, std::vector<int64_t> dims,
   return Literal::FromDoubles(Shape::Array(type, std::move(dims)), values);
 }
 Literal F32(std::vector<int64_t> dims, std::vector<double> values) {
-  return Make(PrimitiveType::kF32, std::move(dims), std::move(values));
+  return Make(PrimitiveType::F32, std::move(dims), std::move(values));
 }
 
 std::vector<double> Values(const Literal& literal) {
@@ -76,11 +76,46 @@ std::vector<double> Unary(const std::string& op, std::vector<double> x) {
 std::vector<double> Binary(const std::string& op, const std::string& type,
                            std::vector<double> a, std::vector<double> b) {
   const std::string shape = absl::StrCat(type, "[", a.size(), "]");
-  PrimitiveType t;
-  EXPECT_TRUE(ParsePrimitiveType(type, &t));
+  absl::StatusOr<PrimitiveType> parsed =
+      primitive_util::StringToPrimitiveType(type);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  const PrimitiveType t = parsed.value_or(PrimitiveType::F32);
   const int64_t n = a.size();
   return EvalRoot({shape, shape}, absl::StrCat(shape, " ", op, "(p0, p1)"),
                   {Make(t, {n}, a), Make(t, {n}, b)});
+}
+
+// Integer types other than s32 wrap at their own width, and u64 is
+// unsigned all the way.
+TEST(EvaluatorElementwiseTest, IntegerTypesOfEveryWidth) {
+  EXPECT_THAT(Binary("add", "s8", {127, -128}, {1, -1}), Is({-128, 127}));
+  EXPECT_THAT(Binary("multiply", "u16", {300, 2}, {300, 3}),
+              Is({90000 % 65536, 6}));
+  EXPECT_THAT(Binary("divide", "u32", {4294967295.0, 7}, {2, 0}),
+              Is({2147483647, 4294967295.0}));
+  const std::string u64 = "u64[2]";
+  std::string text = absl::StrCat(
+      "HloModule t\n\nENTRY e {\n  a = ", u64, " parameter(0)\n  b = ", u64,
+      " parameter(1)\n  q = ", u64, " divide(a, b)\n  m = ", u64,
+      " maximum(a, b)\n  c = pred[2] compare(a, b), direction=GT\n"
+      "  ROOT t = (u64[2], u64[2], pred[2]) tuple(q, m, c)\n}\n");
+  Literal a(Shape(PrimitiveType::U64, {2})), b(Shape(PrimitiveType::U64, {2}));
+  a.mutable_data<uint64_t>()[0] = ~uint64_t{0};  // 2^64 - 1
+  a.mutable_data<uint64_t>()[1] = 5;
+  b.mutable_data<uint64_t>()[0] = 2;
+  b.mutable_data<uint64_t>()[1] = uint64_t{1} << 63;
+  std::vector<Literal> out = Evaluate(text, {a, b});
+  ASSERT_EQ(out.size(), 3);
+  EXPECT_EQ(out[0].data<uint64_t>()[0], ~uint64_t{0} / 2);
+  EXPECT_EQ(out[0].data<uint64_t>()[1], 0);
+  EXPECT_EQ(out[1].data<uint64_t>()[0], ~uint64_t{0});
+  EXPECT_EQ(out[1].data<uint64_t>()[1], uint64_t{1} << 63);
+  EXPECT_THAT(Values(out[2]), Is({1, 0}));
+}
+
+TEST(EvaluatorElementwiseTest, F64KeepsDoublePrecision) {
+  EXPECT_THAT(Binary("add", "f64", {0.1, 1e300}, {0.2, 1e300}),
+              Is({0.1 + 0.2, 2e300}));
 }
 
 TEST(EvaluatorElementwiseTest, ExactUnaryOps) {
@@ -170,13 +205,13 @@ TEST(EvaluatorElementwiseTest, IntegerOps) {
   EXPECT_THAT(Binary("xor", "pred", {1, 1, 0}, {1, 0, 0}),
               Is({0, 1, 0}));
   EXPECT_THAT(EvalRoot({"pred[2]"}, "pred[2] not(p0)",
-                       {Make(PrimitiveType::kPred, {2}, {1, 0})}),
+                       {Make(PrimitiveType::PRED, {2}, {1, 0})}),
               Is({0, 1}));
   EXPECT_THAT(EvalRoot({"s32[2]"}, "s32[2] not(p0)",
-                       {Make(PrimitiveType::kS32, {2}, {0, 5})}),
+                       {Make(PrimitiveType::S32, {2}, {0, 5})}),
               Is({-1, -6}));
   EXPECT_THAT(EvalRoot({"s32[3]"}, "s32[3] sign(p0)",
-                       {Make(PrimitiveType::kS32, {3}, {-4, 0, 9})}),
+                       {Make(PrimitiveType::S32, {3}, {-4, 0, 9})}),
               Is({-1, 0, 1}));
 }
 
@@ -204,11 +239,11 @@ TEST(EvaluatorElementwiseTest, CompareAllDirections) {
 }
 
 TEST(EvaluatorElementwiseTest, SelectClampConvert) {
-  EXPECT_THAT(EvalRoot({"pred[3]", "f32[3]", "f32[3]"},
-                       "f32[3] select(p0, p1, p2)",
-                       {Make(PrimitiveType::kPred, {3}, {1, 0, 1}),
-                        F32({3}, {1, 2, 3}), F32({3}, {-1, -2, -3})}),
-              Is({1, -2, 3}));
+  EXPECT_THAT(
+      EvalRoot({"pred[3]", "f32[3]", "f32[3]"}, "f32[3] select(p0, p1, p2)",
+               {Make(PrimitiveType::PRED, {3}, {1, 0, 1}), F32({3}, {1, 2, 3}),
+                F32({3}, {-1, -2, -3})}),
+      Is({1, -2, 3}));
   EXPECT_THAT(EvalRoot({"f32[]", "f32[4]", "f32[]"},
                        "f32[4] clamp(p0, p1, p2)",
                        {F32({}, {-1}), F32({4}, {-5, -0.5, 0.5, 5}),

@@ -8,12 +8,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/hlo/hlo_test_util.h"
+#include "xla_lite/float16.h"
 #include "xla_lite/hlo/hlo_computation.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/hlo/hlo_opcode.h"
 #include "xla_lite/hlo/literal.h"
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 namespace {
@@ -22,25 +23,26 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(ShapeTest, PrintsAndCompares) {
-  Shape row_major = Shape::Array(PrimitiveType::kF32, {2, 3});
-  Shape col_major = Shape::Array(PrimitiveType::kF32, {2, 3}, {0, 1});
+  Shape row_major = Shape::Array(PrimitiveType::F32, {2, 3});
+  Shape col_major = Shape::Array(PrimitiveType::F32, {2, 3}, {0, 1});
   EXPECT_EQ(row_major.ToString(), "f32[2,3]");
   EXPECT_EQ(row_major.ToString(true), "f32[2,3]{1,0}");
   EXPECT_EQ(col_major.ToString(true), "f32[2,3]{0,1}");
-  EXPECT_EQ(Shape::Array(PrimitiveType::kPred, {}).ToString(true), "pred[]");
+  EXPECT_EQ(Shape::Array(PrimitiveType::PRED, {}).ToString(true), "pred[]");
   EXPECT_TRUE(row_major.HasDefaultLayout());
   EXPECT_FALSE(col_major.HasDefaultLayout());
   EXPECT_TRUE(row_major.Compatible(col_major));
   EXPECT_NE(row_major, col_major);
   col_major.SetDefaultLayout();
   EXPECT_EQ(row_major, col_major);
-  EXPECT_FALSE(row_major.Compatible(Shape::Array(PrimitiveType::kS32, {2, 3})));
+  EXPECT_FALSE(row_major.Compatible(Shape::Array(PrimitiveType::S32, {2, 3})));
   EXPECT_EQ(row_major.ElementCount(), 6);
   EXPECT_EQ(row_major.ByteSize(), 24);
-  EXPECT_EQ(Shape::Array(PrimitiveType::kBF16, {5}).ByteSize(), 10);
-  EXPECT_EQ(row_major.ToRuntimeShape().ToString(), "f32[2,3]");
+  EXPECT_EQ(Shape::Array(PrimitiveType::BF16, {5}).ByteSize(), 10);
+  // The runtime's array shapes: the default layout.
+  EXPECT_EQ(Shape(PrimitiveType::F32, {2, 3}), row_major);
 
-  Shape tuple = Shape::Tuple({row_major, Shape::Array(PrimitiveType::kS32, {})});
+  Shape tuple = Shape::Tuple({row_major, Shape::Array(PrimitiveType::S32, {})});
   EXPECT_EQ(tuple.ToString(true), "(f32[2,3]{1,0}, s32[])");
   EXPECT_TRUE(tuple.IsTuple());
   EXPECT_EQ(tuple.ByteSize(), 0);
@@ -48,79 +50,44 @@ TEST(ShapeTest, PrintsAndCompares) {
 }
 
 TEST(ShapeTest, ParsesEveryElementTypeName) {
-  for (PrimitiveType type :
-       {PrimitiveType::kPred, PrimitiveType::kU8, PrimitiveType::kS32,
-        PrimitiveType::kS64, PrimitiveType::kF16, PrimitiveType::kBF16,
-        PrimitiveType::kF32}) {
-    PrimitiveType parsed;
-    ASSERT_TRUE(ParsePrimitiveType(gpu::PrimitiveTypeName(type), &parsed));
-    EXPECT_EQ(parsed, type);
+  for (PrimitiveType type : primitive_util::AllPrimitiveTypes()) {
+    std::string text =
+        absl::StrCat("HloModule m\n\nENTRY main {\n  ROOT p = ",
+                     primitive_util::LowercasePrimitiveTypeName(type),
+                     "[2] parameter(0)\n}\n");
+    auto module = ParseHloModule(text, "types");
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_EQ((*module)->entry_computation()->root_instruction()->shape(),
+              Shape(type, {2}));
   }
-  PrimitiveType unused;
-  EXPECT_FALSE(ParsePrimitiveType("f64", &unused));
+  auto unknown = ParseHloModule(
+      "HloModule m\n\nENTRY main {\n  ROOT p = c64[2] parameter(0)\n}\n",
+      "types");
+  EXPECT_FALSE(unknown.ok());
 }
 
-float Pow2(int e) { return std::ldexp(1.0f, e); }
-
-TEST(LiteralTest, HalfConversions) {
-  EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
-  EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
-  EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);      // largest half
-  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);      // rounds up to inf
-  EXPECT_EQ(FloatToHalf(Pow2(-24)), 0x0001);     // smallest subnormal
-  EXPECT_EQ(FloatToHalf(Pow2(-25)), 0x0000);     // tie goes to even 0
-  EXPECT_EQ(FloatToHalf(3 * Pow2(-26)), 0x0001); // 0.75 units rounds up
-  EXPECT_EQ(FloatToHalf(-0.0f), 0x8000);
-  EXPECT_EQ(FloatToHalf(1 + Pow2(-11)), 0x3c00); // tie to even
-  EXPECT_EQ(FloatToHalf(1 + 3 * Pow2(-11)), 0x3c02);
-  uint16_t nan = FloatToHalf(NAN);
-  EXPECT_EQ(nan & 0x7c00, 0x7c00);
-  EXPECT_NE(nan & 0x3ff, 0);
-  // 0x3555: exponent 13 -> 2^-2, mantissa 341/1024.
-  EXPECT_EQ(HalfToFloat(0x3555), 0.25f * (1 + 341.0f / 1024));
-  EXPECT_EQ(HalfToFloat(0x0001), Pow2(-24));
-  EXPECT_TRUE(std::isinf(HalfToFloat(0xfc00)));
-  // Every non-NaN half survives the trip through float.
-  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    float value = HalfToFloat(bits);
-    if (std::isnan(value)) continue;
-    ASSERT_EQ(FloatToHalf(value), bits) << std::hex << bits;
-  }
-}
-
-TEST(LiteralTest, BFloat16Conversions) {
-  EXPECT_EQ(FloatToBF16(1.0f), 0x3f80);
-  EXPECT_EQ(FloatToBF16(1 + Pow2(-8)), 0x3f80);      // tie to even
-  EXPECT_EQ(FloatToBF16(1 + 3 * Pow2(-8)), 0x3f82);  // tie to even, up
-  EXPECT_EQ(FloatToBF16(1 + Pow2(-8) + Pow2(-20)), 0x3f81);
-  EXPECT_TRUE(std::isnan(BF16ToFloat(FloatToBF16(NAN))));
-  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    float value = BF16ToFloat(bits);
-    if (std::isnan(value)) continue;
-    ASSERT_EQ(FloatToBF16(value), bits) << std::hex << bits;
-  }
-}
+// f16 and bf16 conversions: xla_lite/float16_test.cc.
 
 TEST(LiteralTest, ElementAccessAndPrinting) {
-  Literal l = Literal::FromDoubles(Shape::Array(PrimitiveType::kF32, {2, 2}),
+  Literal l = Literal::FromDoubles(Shape::Array(PrimitiveType::F32, {2, 2}),
                                    {1, 2.5, -3, 0.1});
   EXPECT_EQ(l.ToString(), "f32[2,2] {{1, 2.5}, {-3, 0.1}}");
   EXPECT_EQ(l.ValuesToString(), "{{1, 2.5}, {-3, 0.1}}");
   EXPECT_EQ(l.data<float>()[3], 0.1f);
   // Constructors store values row-major with the default layout.
-  Literal col(Shape::Array(PrimitiveType::kS32, {2, 2}, {0, 1}));
+  Literal col(Shape::Array(PrimitiveType::S32, {2, 2}, {0, 1}));
   EXPECT_TRUE(col.shape().HasDefaultLayout());
   EXPECT_EQ(col.bytes().size(), 16);
 
-  Literal big(Shape::Array(PrimitiveType::kS64, {1}));
+  Literal big(Shape::Array(PrimitiveType::S64, {1}));
   big.SetFromInt64(0, (int64_t{1} << 53) + 1);
   EXPECT_EQ(big.GetAsInt64(0), (int64_t{1} << 53) + 1);
-  Literal pred = Literal::CreateR0(PrimitiveType::kPred, true);
+  Literal pred = Literal::CreateR0(PrimitiveType::PRED, true);
   EXPECT_EQ(pred.ValuesToString(), "true");
-  Literal bf = Literal::CreateR0(PrimitiveType::kBF16, 3.0f);
-  EXPECT_EQ(bf.data<uint16_t>()[0], FloatToBF16(3.0f));
+  Literal bf = Literal::CreateR0(PrimitiveType::BF16, 3.0f);
+  EXPECT_EQ(bf.data<uint16_t>()[0], F32ToBF16(3.0f));
 
-  Literal many(Shape::Array(PrimitiveType::kU8, {100}));
+  Literal many(Shape::Array(PrimitiveType::U8, {100}));
   EXPECT_THAT(many.ToString(), HasSubstr("..."));
   EXPECT_THAT(many.ValuesToString(), ::testing::Not(HasSubstr("...")));
 }
@@ -179,7 +146,7 @@ struct Graph {
                       std::vector<HloInstruction*> operands,
                       int64_t parameter_number = -1) {
     auto instr = std::make_unique<HloInstruction>(
-        opcode, Shape::Array(PrimitiveType::kF32, {2}), name);
+        opcode, Shape::Array(PrimitiveType::F32, {2}), name);
     instr->set_parameter_number(parameter_number);
     for (HloInstruction* operand : operands) instr->AppendOperand(operand);
     return computation->AddInstruction(std::move(instr));
@@ -249,13 +216,13 @@ TEST(HloModuleTest, ProgrammaticModulePrintsParseableText) {
   // The layout comes from the entry when none was set.
   ASSERT_EQ(module->entry_computation_layout().parameter_shapes.size(), 2);
   EXPECT_EQ(module->entry_computation_layout().result_shape,
-            Shape::Array(PrimitiveType::kF32, {2}));
+            Shape::Array(PrimitiveType::F32, {2}));
   // An instruction added last but used by an earlier one still prints
   // before its user.
   auto constant = std::make_unique<HloInstruction>(
-      HloOpcode::kConstant, Shape::Array(PrimitiveType::kF32, {2}), "k");
-  constant->set_literal(Literal::FromDoubles(
-      Shape::Array(PrimitiveType::kF32, {2}), {1.5, -2}));
+      HloOpcode::kConstant, Shape::Array(PrimitiveType::F32, {2}), "k");
+  constant->set_literal(
+      Literal::FromDoubles(Shape::Array(PrimitiveType::F32, {2}), {1.5, -2}));
   HloInstruction* k = entry->AddInstruction(std::move(constant));
   g.sum->ReplaceOperandWith(g.p1, k);
   const std::string text = module->ToString();

@@ -74,7 +74,7 @@ TEST(HloParserTest, ElementwiseUnaryOps) {
     EXPECT_EQ(root->opcode(), opcode) << spelling;
     ASSERT_EQ(root->operand_count(), 1);
     EXPECT_EQ(root->operand(0)->name(), "p0");
-    EXPECT_EQ(root->shape(), Shape::Array(PrimitiveType::kF32, {2, 3}));
+    EXPECT_EQ(root->shape(), Shape::Array(PrimitiveType::F32, {2, 3}));
   }
 }
 
@@ -84,7 +84,7 @@ TEST(HloParserTest, PredicateAndLogicalOps) {
       EntryText({"f32[4]"}, "pred[4] is-finite(p0)"), &module);
   ASSERT_NE(root, nullptr);
   EXPECT_EQ(root->opcode(), HloOpcode::kIsFinite);
-  EXPECT_EQ(root->shape().element_type(), PrimitiveType::kPred);
+  EXPECT_EQ(root->shape().element_type(), PrimitiveType::PRED);
   for (const auto& [spelling, opcode] :
        std::vector<std::pair<std::string, HloOpcode>>{
            {"and", HloOpcode::kAnd},
@@ -161,7 +161,7 @@ TEST(HloParserTest, SelectClampConvert) {
   root = ParseRoot(EntryText({"f32[2]"}, "s32[2] convert(p0)"), &module);
   ASSERT_NE(root, nullptr);
   EXPECT_EQ(root->opcode(), HloOpcode::kConvert);
-  EXPECT_EQ(root->shape().element_type(), PrimitiveType::kS32);
+  EXPECT_EQ(root->shape().element_type(), PrimitiveType::S32);
 }
 
 TEST(HloParserTest, ShapeOps) {
@@ -315,6 +315,48 @@ TEST(HloParserTest, Constants) {
   EXPECT_EQ(root->literal().GetAsInt64(0), 9007199254740993);
 }
 
+// Every element type's extremes print as HLO text and parse back to the
+// same bits.
+TEST(HloParserTest, ConstantsOfEveryElementTypeRoundTrip) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"pred[2]", "{true, false}"},
+      {"s8[2]", "{-128, 127}"},
+      {"s16[2]", "{-32768, 32767}"},
+      {"s32[2]", "{-2147483648, 2147483647}"},
+      {"s64[2]", "{-9223372036854775808, 9223372036854775807}"},
+      {"u8[2]", "{0, 255}"},
+      {"u16[2]", "{0, 65535}"},
+      {"u32[2]", "{0, 4294967295}"},
+      {"u64[2]", "{0, 18446744073709551615}"},
+      {"f16[3]", "{65504, 5.96e-08, -inf}"},
+      {"bf16[3]", "{3.39e+38, -0.00781, nan}"},
+      {"f32[2]", "{3.40282347e+38, 1e-45}"},
+      {"f64[3]", "{0.1, 1.7976931348623157e+308, 5e-324}"},
+  };
+  for (const auto& [shape, values] : cases) {
+    SCOPED_TRACE(shape);
+    std::unique_ptr<HloModule> module;
+    const HloInstruction* root = ParseRoot(
+        EntryText({}, absl::StrCat(shape, " constant(", values, ")")), &module);
+    ASSERT_NE(root, nullptr);
+    const Literal& literal = root->literal();
+    std::unique_ptr<HloModule> again;
+    const HloInstruction* reparsed =
+        ParseRoot(EntryText({}, absl::StrCat(shape, " constant(",
+                                             literal.ValuesToString(), ")")),
+                  &again);
+    ASSERT_NE(reparsed, nullptr) << literal.ValuesToString();
+    EXPECT_EQ(reparsed->literal().bytes(), literal.bytes())
+        << literal.ValuesToString();
+  }
+  std::unique_ptr<HloModule> module;
+  const HloInstruction* u64 =
+      ParseRoot(EntryText({}, "u64[] constant(18446744073709551615)"), &module);
+  ASSERT_NE(u64, nullptr);
+  EXPECT_EQ(u64->literal().ValuesToString(), "18446744073709551615");
+  EXPECT_EQ(u64->literal().data<uint64_t>()[0], ~uint64_t{0});
+}
+
 TEST(HloParserTest, HeaderAliasesAndLayout) {
   const std::string text =
       "HloModule m, is_scheduled=true, input_output_alias={ {0}: (1, {}, "
@@ -348,10 +390,10 @@ TEST(HloParserTest, LayoutDerivedFromEntryWhenHeaderHasNone) {
   const ComputationLayout& layout = module->entry_computation_layout();
   ASSERT_EQ(layout.parameter_shapes.size(), 2);
   EXPECT_EQ(layout.parameter_shapes[0],
-            Shape::Array(PrimitiveType::kF32, {2, 3}, {0, 1}));
-  EXPECT_EQ(layout.parameter_shapes[1], Shape::Array(PrimitiveType::kS32, {}));
+            Shape::Array(PrimitiveType::F32, {2, 3}, {0, 1}));
+  EXPECT_EQ(layout.parameter_shapes[1], Shape::Array(PrimitiveType::S32, {}));
   EXPECT_EQ(layout.result_shape,
-            Shape::Array(PrimitiveType::kF32, {2, 3}, {0, 1}));
+            Shape::Array(PrimitiveType::F32, {2, 3}, {0, 1}));
 }
 
 TEST(HloParserTest, EntryIsTheLastComputationWithoutEntryKeyword) {
@@ -395,9 +437,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "case.hlo:4:15: expected ',' or ']' in shape, got "
                   "'parameter'"},
         ErrorCase{"UnknownElementType",
-                  "HloModule m\nENTRY e {\n  p = f64[2] parameter(0)\n}\n",
-                  "case.hlo:3:7: expected element type (pred, u8, s32, s64, "
-                  "f16, bf16, f32), got 'f64'"},
+                  "HloModule m\nENTRY e {\n  p = c64[2] parameter(0)\n}\n",
+                  "case.hlo:3:7: expected element type (pred, s8 to s64, u8 "
+                  "to u64, f16, bf16, f32, f64), got 'c64'"},
         ErrorCase{"MissingEquals",
                   "HloModule m\nENTRY e {\n  p f32[2] parameter(0)\n}\n",
                   "case.hlo:3:5: expected '=', got 'f32'"},

@@ -10,7 +10,7 @@
 #include "xla_lite/runtime/executable_validation.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
 #include "xla_lite/runtime/memset_thunk.h"
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -18,13 +18,13 @@ namespace {
 using Slice = BufferAllocation::Slice;
 
 TEST(ShapeTest, SizesAndNames) {
-  EXPECT_EQ(Shape(PrimitiveType::kF32, {16, 8}).ByteSize(), 512);
-  EXPECT_EQ(Shape(PrimitiveType::kBF16, {3, 5}).ByteSize(), 30);
-  EXPECT_EQ(Shape(PrimitiveType::kPred, {7}).ByteSize(), 7);
-  EXPECT_EQ(Shape(PrimitiveType::kS64, {}).ByteSize(), 8);  // A scalar.
-  EXPECT_EQ(Shape(PrimitiveType::kF16, {0, 4}).ByteSize(), 0);
-  EXPECT_EQ(Shape(PrimitiveType::kF32, {16, 8}).ToString(), "f32[16,8]");
-  EXPECT_EQ(Shape(PrimitiveType::kS32, {}).ToString(), "s32[]");
+  EXPECT_EQ(Shape(PrimitiveType::F32, {16, 8}).ByteSize(), 512);
+  EXPECT_EQ(Shape(PrimitiveType::BF16, {3, 5}).ByteSize(), 30);
+  EXPECT_EQ(Shape(PrimitiveType::PRED, {7}).ByteSize(), 7);
+  EXPECT_EQ(Shape(PrimitiveType::S64, {}).ByteSize(), 8);  // A scalar.
+  EXPECT_EQ(Shape(PrimitiveType::F16, {0, 4}).ByteSize(), 0);
+  EXPECT_EQ(Shape(PrimitiveType::F32, {16, 8}).ToString(), "f32[16,8]");
+  EXPECT_EQ(Shape(PrimitiveType::S32, {}).ToString(), "s32[]");
 }
 
 TEST(BufferAllocationTest, KindsCarryTheirData) {
@@ -86,10 +86,10 @@ TEST(BufferAllocationsTest, SliceAddressesAreOffsetIntoTheirAllocation) {
 class ValidationTest : public ::testing::Test {
  protected:
   ValidationTest() {
-    signature_.parameter_shapes = {Shape(PrimitiveType::kF32, {4}),
-                                   Shape(PrimitiveType::kF32, {4})};
-    signature_.output_shapes = {Shape(PrimitiveType::kF32, {4}),
-                                Shape(PrimitiveType::kF32, {4})};
+    signature_.parameter_shapes = {Shape(PrimitiveType::F32, {4}),
+                                   Shape(PrimitiveType::F32, {4})};
+    signature_.output_shapes = {Shape(PrimitiveType::F32, {4}),
+                                Shape(PrimitiveType::F32, {4})};
     signature_.aliases = {{0, 0, InputOutputAlias::Kind::kMayAlias}};
     allocations_ = {BufferAllocation::Parameter(0, 16, 0),
                     BufferAllocation::Parameter(1, 16, 1),
@@ -135,7 +135,7 @@ TEST_F(ValidationTest, SliceBeyondItsAllocationIsRejected) {
 }
 
 TEST_F(ValidationTest, OutputOfTheWrongSizeIsRejected) {
-  signature_.output_shapes[1] = Shape(PrimitiveType::kF32, {8});
+  signature_.output_shapes[1] = Shape(PrimitiveType::F32, {8});
   absl::Status status = Validate();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("output 1"), std::string::npos) << status;
@@ -147,7 +147,7 @@ TEST_F(ValidationTest, OutputInAParameterNeedsAnAlias) {
 }
 
 TEST_F(ValidationTest, ParameterWithoutAllocationIsRejected) {
-  signature_.parameter_shapes.push_back(Shape(PrimitiveType::kF32, {4}));
+  signature_.parameter_shapes.push_back(Shape(PrimitiveType::F32, {4}));
   absl::Status status = Validate();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("parameter 2"), std::string::npos) << status;

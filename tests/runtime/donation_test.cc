@@ -21,13 +21,11 @@ using gpu::ExecutionInput;
 using gpu::ExecutionOutput;
 using gpu::GpuExecutable;
 using gpu::InputOutputAlias;
-using gpu::PrimitiveType;
-using gpu::Shape;
 
 constexpr int64_t kN = 1000;
 
 std::unique_ptr<GpuExecutable> BuildInPlaceAxpy(InputOutputAlias::Kind kind) {
-  Shape vector(PrimitiveType::kF32, {kN});
+  Shape vector(PrimitiveType::F32, {kN});
   GpuExecutable::Params params;
   params.module_name = "axpy_in_place";
   params.allocations = {BufferAllocation::Parameter(0, vector.ByteSize(), 0),

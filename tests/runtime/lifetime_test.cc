@@ -30,8 +30,6 @@ namespace {
 using gpu::BufferAllocation;
 using gpu::ExecutionInput;
 using gpu::GpuExecutable;
-using gpu::PrimitiveType;
-using gpu::Shape;
 
 constexpr int64_t kN = 512;
 
@@ -131,7 +129,7 @@ std::vector<float> Constant() {
 
 // out = x * c + 1 with a constant c and a temp t.
 std::unique_ptr<GpuExecutable> BuildExecutable(std::shared_ptr<Probe> probe) {
-  Shape vector(PrimitiveType::kF32, {kN});
+  Shape vector(PrimitiveType::F32, {kN});
   std::vector<float> c = Constant();
   std::vector<uint8_t> bytes(vector.ByteSize());
   std::memcpy(bytes.data(), c.data(), bytes.size());

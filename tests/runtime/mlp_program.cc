@@ -12,14 +12,12 @@
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
 #include "xla_lite/runtime/memset_thunk.h"
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite::testing {
 namespace {
 
 using gpu::BufferAllocation;
-using gpu::PrimitiveType;
-using gpu::Shape;
 
 std::vector<uint8_t> Bytes(const std::vector<float>& v) {
   std::vector<uint8_t> bytes(v.size() * sizeof(float));
@@ -27,10 +25,10 @@ std::vector<uint8_t> Bytes(const std::vector<float>& v) {
   return bytes;
 }
 
-Shape X() { return Shape(PrimitiveType::kF32, {kMlpM, kMlpK}); }
-Shape W() { return Shape(PrimitiveType::kF32, {kMlpK, kMlpN}); }
-Shape B() { return Shape(PrimitiveType::kF32, {kMlpN}); }
-Shape MN() { return Shape(PrimitiveType::kF32, {kMlpM, kMlpN}); }
+Shape X() { return Shape(PrimitiveType::F32, {kMlpM, kMlpK}); }
+Shape W() { return Shape(PrimitiveType::F32, {kMlpK, kMlpN}); }
+Shape B() { return Shape(PrimitiveType::F32, {kMlpN}); }
+Shape MN() { return Shape(PrimitiveType::F32, {kMlpM, kMlpN}); }
 
 }  // namespace
 

@@ -20,8 +20,6 @@ namespace {
 using gpu::BufferAllocation;
 using gpu::ExecutionInput;
 using gpu::GpuExecutable;
-using gpu::PrimitiveType;
-using gpu::Shape;
 
 constexpr int64_t kN = 256;
 constexpr int kTemps = 4;
@@ -29,7 +27,7 @@ constexpr int kTemps = 4;
 // out = 2 * t3 + x, after filling temps t0..t3 with 1.0, 2.0, 3.0, 4.0.
 // Per run: 4 temps and 1 output from the run's allocator, in that order.
 std::unique_ptr<GpuExecutable> BuildExecutable() {
-  Shape vector(PrimitiveType::kF32, {kN});
+  Shape vector(PrimitiveType::F32, {kN});
   GpuExecutable::Params params;
   params.module_name = "four_temps";
   params.allocations.push_back(BufferAllocation::Parameter(0, vector.ByteSize(), 0));

@@ -20,8 +20,6 @@ namespace {
 
 using gpu::BufferAllocation;
 using gpu::BufferAllocations;
-using gpu::PrimitiveType;
-using gpu::Shape;
 using gpu::Thunk;
 
 class ThunkTest : public RuntimeTest {
@@ -116,8 +114,8 @@ std::vector<float> ReferenceGemm(const GemmCase& g, const std::vector<float>& lh
 }
 
 Shape MatrixShape(int64_t batch, int64_t rows, int64_t cols) {
-  if (batch == 1) return Shape(PrimitiveType::kF32, {rows, cols});
-  return Shape(PrimitiveType::kF32, {batch, rows, cols});
+  if (batch == 1) return Shape(PrimitiveType::F32, {rows, cols});
+  return Shape(PrimitiveType::F32, {batch, rows, cols});
 }
 
 TEST_P(ThunkTest, GemmThunkMatchesRowMajorReference) {
@@ -160,19 +158,19 @@ TEST_P(ThunkTest, GemmThunkMatchesRowMajorReference) {
 }
 
 TEST(GemmConfigTest, RejectsMismatchedShapes) {
-  Shape a(PrimitiveType::kF32, {4, 8}), b(PrimitiveType::kF32, {8, 3}),
-      c(PrimitiveType::kF32, {4, 3});
+  Shape a(PrimitiveType::F32, {4, 8}), b(PrimitiveType::F32, {8, 3}),
+      c(PrimitiveType::F32, {4, 3});
   EXPECT_TRUE(gpu::GemmConfig::For(a, false, b, false, c, 1, 0).ok());
   EXPECT_EQ(gpu::GemmConfig::For(a, true, b, false, c, 1, 0).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu::GemmConfig::For(a, false, b, false,
-                                 Shape(PrimitiveType::kF32, {3, 4}), 1, 0)
+                                 Shape(PrimitiveType::F32, {3, 4}), 1, 0)
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  Shape s(PrimitiveType::kS32, {4, 8});
-  EXPECT_FALSE(gpu::GemmConfig::For(s, false, Shape(PrimitiveType::kS32, {8, 3}),
-                                    false, Shape(PrimitiveType::kS32, {4, 3}), 1, 0)
+  Shape s(PrimitiveType::S32, {4, 8});
+  EXPECT_FALSE(gpu::GemmConfig::For(s, false, Shape(PrimitiveType::S32, {8, 3}),
+                                    false, Shape(PrimitiveType::S32, {4, 3}), 1, 0)
                    .ok());
 }
 

@@ -20,11 +20,9 @@ namespace {
 
 using gpu::BufferAllocation;
 using gpu::InputOutputAlias;
-using gpu::PrimitiveType;
-using gpu::Shape;
 
 Shape F32(std::vector<int64_t> dims) {
-  return Shape(PrimitiveType::kF32, std::move(dims));
+  return Shape(PrimitiveType::F32, std::move(dims));
 }
 
 // Offsets of y, z, g and s in the temp allocation, 64-byte aligned.

@@ -20,11 +20,6 @@
 namespace xla_lite::testing {
 namespace {
 
-bool IsFloat(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kF16 ||
-         type == PrimitiveType::kBF16;
-}
-
 void Flatten(const gpu::Thunk& thunk, std::vector<const gpu::Thunk*>* out) {
   if (thunk.kind() == gpu::Thunk::Kind::kCommandBuffer) {
     for (const auto& inner :
@@ -45,7 +40,8 @@ absl::Status CompareLiterals(const Literal& actual, const Literal& expected,
         absl::StrCat("shape ", actual.shape().ToString(), " != expected ",
                      expected.shape().ToString()));
   }
-  bool is_float = IsFloat(expected.shape().element_type());
+  bool is_float =
+      primitive_util::IsFloatingPointType(expected.shape().element_type());
   double worst = 0;
   int64_t worst_index = -1;
   for (int64_t i = 0; i < expected.element_count(); ++i) {
@@ -79,9 +75,9 @@ Literal RandomLiteral(const Shape& shape, std::mt19937& rng, double lo,
   PrimitiveType type = shape.element_type();
   for (int64_t i = 0; i < literal.element_count(); ++i) {
     double value;
-    if (type == PrimitiveType::kPred) {
+    if (type == PrimitiveType::PRED) {
       value = std::uniform_int_distribution<int>(0, 1)(rng);
-    } else if (IsFloat(type)) {
+    } else if (primitive_util::IsFloatingPointType(type)) {
       value = std::uniform_real_distribution<double>(lo, hi)(rng);
     } else {
       value = std::uniform_int_distribution<int64_t>(

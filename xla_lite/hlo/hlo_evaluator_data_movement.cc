@@ -11,7 +11,7 @@ namespace {
 // Fills out[i] from operand[source(out index)] for every element of `out`.
 template <typename SourceIndex>
 void Gather(const Literal& operand, Literal* out, SourceIndex source) {
-  const int64_t width = gpu::ByteWidth(out->shape().element_type());
+  const int64_t width = primitive_util::ByteWidth(out->shape().element_type());
   const std::vector<int64_t>& out_dims = out->shape().dimensions();
   const std::vector<int64_t>& in_dims = operand.shape().dimensions();
   for (int64_t i = 0; i < out->element_count(); ++i) {
@@ -66,7 +66,7 @@ Literal Concatenate(const HloInstruction& instr,
                     absl::Span<const Literal* const> operands) {
   Literal out(instr.shape());
   const int64_t dim = instr.dimensions(0);
-  const int64_t width = gpu::ByteWidth(instr.shape().element_type());
+  const int64_t width = primitive_util::ByteWidth(instr.shape().element_type());
   for (int64_t i = 0; i < out.element_count(); ++i) {
     std::vector<int64_t> index = MultiIndex(instr.shape().dimensions(), i);
     const Literal* source = operands[0];

@@ -8,11 +8,6 @@
 namespace xla_lite::evaluator_internal {
 namespace {
 
-bool IsFloating(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kF16 ||
-         type == PrimitiveType::kBF16;
-}
-
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
@@ -93,7 +88,8 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
   }
   const int64_t lhs_free_start = l.batch.size();
   const int64_t rhs_free_start = l.batch.size() + l.free.size();
-  const bool floating = IsFloating(instr.shape().element_type());
+  const bool floating =
+      primitive_util::IsFloatingPointType(instr.shape().element_type());
   std::vector<double> lhs_values, rhs_values;
   if (floating) {
     for (int64_t i = 0; i < lhs.element_count(); ++i) {

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -9,15 +10,10 @@
 namespace xla_lite::evaluator_internal {
 namespace {
 
-bool IsFloating(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kF16 ||
-         type == PrimitiveType::kBF16;
-}
-
 absl::Status Unsupported(HloOpcode opcode, PrimitiveType type) {
   return absl::UnimplementedError(
       absl::StrCat("evaluator: ", HloOpcodeString(opcode), " on ",
-                   gpu::PrimitiveTypeName(type)));
+                   primitive_util::LowercasePrimitiveTypeName(type)));
 }
 
 absl::StatusOr<double> UnaryFloat(HloOpcode opcode, double x) {
@@ -49,6 +45,10 @@ absl::StatusOr<double> UnaryFloat(HloOpcode opcode, double x) {
 
 absl::StatusOr<int64_t> UnaryInt(HloOpcode opcode, PrimitiveType type,
                                  int64_t x) {
+  // u64 travels as its bits in an int64; the smaller unsigned types are
+  // never negative there.
+  if (type == PrimitiveType::U64 && opcode == HloOpcode::kAbs) return x;
+  if (type == PrimitiveType::U64 && opcode == HloOpcode::kSign) return x != 0;
   switch (opcode) {
     case HloOpcode::kAbs:
       return x < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(x)) : x;
@@ -56,7 +56,7 @@ absl::StatusOr<int64_t> UnaryInt(HloOpcode opcode, PrimitiveType type,
     case HloOpcode::kNegate:
       return static_cast<int64_t>(0 - static_cast<uint64_t>(x));
     case HloOpcode::kNot:
-      return type == PrimitiveType::kPred ? (x == 0 ? 1 : 0) : ~x;
+      return type == PrimitiveType::PRED ? (x == 0 ? 1 : 0) : ~x;
     case HloOpcode::kSign: return x > 0 ? 1 : (x < 0 ? -1 : 0);
     default:
       return Unsupported(opcode, type);
@@ -96,12 +96,39 @@ int64_t IntPower(int64_t base, int64_t exponent) {
   return static_cast<int64_t>(result);
 }
 
+// u64 operands, as their bits in int64s, where the sign matters.
+std::optional<int64_t> BinaryU64(HloOpcode opcode, uint64_t a, uint64_t b) {
+  switch (opcode) {
+    case HloOpcode::kDivide:
+      return b == 0 ? -1 : static_cast<int64_t>(a / b);
+    case HloOpcode::kRemainder:
+      return static_cast<int64_t>(b == 0 ? a : a % b);
+    case HloOpcode::kMaximum:
+      return static_cast<int64_t>(a > b ? a : b);
+    case HloOpcode::kMinimum:
+      return static_cast<int64_t>(a < b ? a : b);
+    case HloOpcode::kPower: {
+      uint64_t result = 1;
+      for (; b != 0; b >>= 1, a *= a) {
+        if (b & 1) result *= a;
+      }
+      return static_cast<int64_t>(result);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 // Wrapping arithmetic (through uint64) so overflow is defined; the store
 // into the element type then wraps as XLA's integer ops do.
 absl::StatusOr<int64_t> BinaryInt(HloOpcode opcode, PrimitiveType type,
                                   int64_t a, int64_t b) {
   const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  const bool pred = type == PrimitiveType::kPred;
+  const bool pred = type == PrimitiveType::PRED;
+  if (type == PrimitiveType::U64) {
+    std::optional<int64_t> value = BinaryU64(opcode, ua, ub);
+    if (value.has_value()) return *value;
+  }
   switch (opcode) {
     case HloOpcode::kAdd: return static_cast<int64_t>(ua + ub);
     case HloOpcode::kSubtract: return static_cast<int64_t>(ua - ub);
@@ -148,7 +175,7 @@ absl::Status EvaluateUnary(const HloInstruction& instr, const Literal& x,
                            Literal* out) {
   const PrimitiveType type = x.shape().element_type();
   for (int64_t i = 0; i < out->element_count(); ++i) {
-    if (IsFloating(type)) {
+    if (primitive_util::IsFloatingPointType(type)) {
       if (instr.opcode() == HloOpcode::kNot) {
         return Unsupported(instr.opcode(), type);
       }
@@ -167,8 +194,10 @@ absl::Status EvaluateUnary(const HloInstruction& instr, const Literal& x,
 }
 
 void EvaluateConvert(const Literal& x, Literal* out) {
-  const bool from_float = IsFloating(x.shape().element_type());
-  const bool to_float = IsFloating(out->shape().element_type());
+  const bool from_float =
+      primitive_util::IsFloatingPointType(x.shape().element_type());
+  const bool to_float =
+      primitive_util::IsFloatingPointType(out->shape().element_type());
   for (int64_t i = 0; i < out->element_count(); ++i) {
     if (from_float || to_float) {
       // Float to integer truncates toward zero (saturating); see literal.h.
@@ -182,11 +211,17 @@ void EvaluateConvert(const Literal& x, Literal* out) {
 
 void EvaluateCompare(ComparisonDirection direction, const Literal& a,
                      const Literal& b, Literal* out) {
-  const bool floating = IsFloating(a.shape().element_type());
+  const PrimitiveType type = a.shape().element_type();
   for (int64_t i = 0; i < out->element_count(); ++i) {
-    bool result = floating
-                      ? Compare(direction, a.GetAsDouble(i), b.GetAsDouble(i))
-                      : Compare(direction, a.GetAsInt64(i), b.GetAsInt64(i));
+    bool result;
+    if (primitive_util::IsFloatingPointType(type)) {
+      result = Compare(direction, a.GetAsDouble(i), b.GetAsDouble(i));
+    } else if (type == PrimitiveType::U64) {
+      result = Compare(direction, static_cast<uint64_t>(a.GetAsInt64(i)),
+                       static_cast<uint64_t>(b.GetAsInt64(i)));
+    } else {
+      result = Compare(direction, a.GetAsInt64(i), b.GetAsInt64(i));
+    }
     out->SetFromInt64(i, result ? 1 : 0);
   }
 }
@@ -196,7 +231,7 @@ void EvaluateSelect(const Literal& pred, const Literal& on_true,
   for (int64_t i = 0; i < out->element_count(); ++i) {
     const Literal& chosen = pred.GetAsInt64(At(pred, i)) != 0 ? on_true
                                                               : on_false;
-    if (IsFloating(out->shape().element_type())) {
+    if (primitive_util::IsFloatingPointType(out->shape().element_type())) {
       out->SetFromDouble(i, chosen.GetAsDouble(i));
     } else {
       out->SetFromInt64(i, chosen.GetAsInt64(i));
@@ -206,7 +241,8 @@ void EvaluateSelect(const Literal& pred, const Literal& on_true,
 
 void EvaluateClamp(const Literal& low, const Literal& x, const Literal& high,
                    Literal* out) {
-  const bool floating = IsFloating(out->shape().element_type());
+  const bool floating =
+      primitive_util::IsFloatingPointType(out->shape().element_type());
   for (int64_t i = 0; i < out->element_count(); ++i) {
     if (floating) {
       // max then min, each propagating NaN as XLA's clamp does.
@@ -214,9 +250,12 @@ void EvaluateClamp(const Literal& low, const Literal& x, const Literal& high,
       double value = *BinaryFloat(HloOpcode::kMaximum, x.GetAsDouble(i), lo);
       out->SetFromDouble(i, *BinaryFloat(HloOpcode::kMinimum, value, hi));
     } else {
-      int64_t value = x.GetAsInt64(i);
-      int64_t lo = low.GetAsInt64(At(low, i)), hi = high.GetAsInt64(At(high, i));
-      out->SetFromInt64(i, std::min(std::max(value, lo), hi));
+      // max then min, as the integer ops (u64 included) define them.
+      const PrimitiveType type = out->shape().element_type();
+      int64_t value = *BinaryInt(HloOpcode::kMaximum, type, x.GetAsInt64(i),
+                                 low.GetAsInt64(At(low, i)));
+      out->SetFromInt64(i, *BinaryInt(HloOpcode::kMinimum, type, value,
+                                      high.GetAsInt64(At(high, i))));
     }
   }
 }
@@ -228,7 +267,7 @@ absl::Status ApplyBinaryElement(HloOpcode opcode, const Literal& a,
                                 int64_t b_index, Literal* out,
                                 int64_t out_index) {
   const PrimitiveType type = out->shape().element_type();
-  if (IsFloating(type)) {
+  if (primitive_util::IsFloatingPointType(type)) {
     ASSIGN_OR_RETURN(double value, BinaryFloat(opcode, a.GetAsDouble(a_index),
                                                b.GetAsDouble(b_index)));
     out->SetFromDouble(out_index, value);

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "xla_lite/hlo/hlo_opcode.h"
 #include "xla_lite/hlo/literal.h"
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "xla_lite/hlo/hlo_computation.h"
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 

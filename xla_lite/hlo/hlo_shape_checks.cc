@@ -12,11 +12,6 @@
 namespace xla_lite::verifier_internal {
 namespace {
 
-bool IsFloating(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kF16 ||
-         type == PrimitiveType::kBF16;
-}
-
 std::string Dims(const std::vector<int64_t>& dims) {
   return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
 }
@@ -109,16 +104,16 @@ absl::Status CheckUnary(const Checker& c) {
                           opcode == HloOpcode::kNegate ||
                           opcode == HloOpcode::kSign ||
                           opcode == HloOpcode::kCopy || opcode == HloOpcode::kNot;
-  if (opcode == HloOpcode::kNot && IsFloating(type)) {
+  if (opcode == HloOpcode::kNot && primitive_util::IsFloatingPointType(type)) {
     return c.Error(absl::StrCat("expected a pred or integer operand, got ",
                                 operand.ToString()));
   }
-  if (!integer_ok && !IsFloating(type)) {
+  if (!integer_ok && !primitive_util::IsFloatingPointType(type)) {
     return c.Error(absl::StrCat("expected a floating-point operand, got ",
                                 operand.ToString()));
   }
   if (opcode == HloOpcode::kIsFinite) {
-    return c.Result(Shape::Array(PrimitiveType::kPred, operand.dimensions()));
+    return c.Result(Shape::Array(PrimitiveType::PRED, operand.dimensions()));
   }
   return c.Result(operand);
 }
@@ -131,12 +126,12 @@ absl::Status CheckBinary(const Checker& c) {
   const HloOpcode opcode = c.instr().opcode();
   const bool logical = opcode == HloOpcode::kAnd || opcode == HloOpcode::kOr ||
                        opcode == HloOpcode::kXor;
-  if (logical && IsFloating(lhs.element_type())) {
+  if (logical && primitive_util::IsFloatingPointType(lhs.element_type())) {
     return c.Error(absl::StrCat("expected pred or integer operands, got ",
                                 lhs.ToString()));
   }
   if (c.instr().opcode() == HloOpcode::kCompare) {
-    return c.Result(Shape::Array(PrimitiveType::kPred, lhs.dimensions()));
+    return c.Result(Shape::Array(PrimitiveType::PRED, lhs.dimensions()));
   }
   return c.Result(lhs);
 }
@@ -147,11 +142,11 @@ absl::Status CheckSelect(const Checker& c) {
   const Shape& on_true = c.operand_shape(1);
   RETURN_IF_ERROR(c.SameAs(2, on_true, "on_false"));
   const Shape& pred = c.operand_shape(0);
-  if (pred.element_type() != PrimitiveType::kPred ||
+  if (pred.element_type() != PrimitiveType::PRED ||
       (pred.rank() != 0 && pred.dimensions() != on_true.dimensions())) {
     return c.Error(absl::StrCat(
         "expected a pred predicate of shape ",
-        Shape::Array(PrimitiveType::kPred, on_true.dimensions()).ToString(),
+        Shape::Array(PrimitiveType::PRED, on_true.dimensions()).ToString(),
         " (or pred[]), got ", pred.ToString()));
   }
   return c.Result(on_true);
@@ -205,9 +200,9 @@ absl::Status CheckReshapeLike(const Checker& c) {
       operand.ElementCount() != shape.ElementCount()) {
     return c.Error(absl::StrCat(
         "expected a result of element type ",
-        gpu::PrimitiveTypeName(operand.element_type()), " and ",
-        operand.ElementCount(), " elements (the operand ", operand.ToString(),
-        "), got ", shape.ToString()));
+        primitive_util::LowercasePrimitiveTypeName(operand.element_type()),
+        " and ", operand.ElementCount(), " elements (the operand ",
+        operand.ToString(), "), got ", shape.ToString()));
   }
   return absl::OkStatus();
 }

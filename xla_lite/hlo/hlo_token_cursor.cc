@@ -73,9 +73,8 @@ absl::StatusOr<int64_t> TokenCursor::ExpectInt(absl::string_view what) {
 
 bool TokenCursor::AtShape() const {
   if (At(TokenKind::kLparen)) return true;
-  PrimitiveType type;
   return At(TokenKind::kName) && At(TokenKind::kLsquare, 1) &&
-         ParsePrimitiveType(Peek().text, &type);
+         primitive_util::StringToPrimitiveType(Peek().text).ok();
 }
 
 absl::StatusOr<Shape> TokenCursor::ParseShape() {
@@ -92,10 +91,12 @@ absl::StatusOr<Shape> TokenCursor::ParseShape() {
   }
   const Token& type_token = Peek();
   if (type_token.kind != TokenKind::kName) return ErrorAt(type_token, "shape");
-  PrimitiveType type;
-  if (!ParsePrimitiveType(type_token.text, &type)) {
+  absl::StatusOr<PrimitiveType> type =
+      primitive_util::StringToPrimitiveType(type_token.text);
+  if (!type.ok()) {
     return ErrorAt(type_token,
-                   "element type (pred, u8, s32, s64, f16, bf16, f32)");
+                   "element type (pred, s8 to s64, u8 to u64, "
+                   "f16, bf16, f32, f64)");
   }
   Next();
   RETURN_IF_ERROR(Expect(TokenKind::kLsquare, "'[' after element type"));
@@ -114,9 +115,9 @@ absl::StatusOr<Shape> TokenCursor::ParseShape() {
       (At(TokenKind::kInt, 1) || At(TokenKind::kRbrace, 1))) {
     ASSIGN_OR_RETURN(std::vector<int64_t> layout,
                      ParseLayout(dimensions.size()));
-    return Shape::Array(type, std::move(dimensions), std::move(layout));
+    return Shape::Array(*type, std::move(dimensions), std::move(layout));
   }
-  return Shape::Array(type, std::move(dimensions));
+  return Shape::Array(*type, std::move(dimensions));
 }
 
 absl::StatusOr<std::vector<int64_t>> TokenCursor::ParseLayout(int64_t rank) {
@@ -206,9 +207,9 @@ absl::Status TokenCursor::ParseElement(const Shape& shape, int64_t index,
                                        Literal* literal) {
   const Token& token = Peek();
   const PrimitiveType type = shape.element_type();
-  const std::string what =
-      absl::StrCat(gpu::PrimitiveTypeName(type), " constant value");
-  if (type == PrimitiveType::kPred) {
+  const std::string what = absl::StrCat(
+      primitive_util::LowercasePrimitiveTypeName(type), " constant value");
+  if (type == PrimitiveType::PRED) {
     if (token.kind == TokenKind::kName &&
         (token.text == "true" || token.text == "false")) {
       literal->SetFromInt64(index, token.text == "true" ? 1 : 0);
@@ -218,13 +219,18 @@ absl::Status TokenCursor::ParseElement(const Shape& shape, int64_t index,
     } else {
       return ErrorAt(token, what);
     }
-  } else if (type == PrimitiveType::kU8 || type == PrimitiveType::kS32 ||
-             type == PrimitiveType::kS64) {
+  } else if (primitive_util::IsIntegralType(type)) {
     int64_t value;
-    if (token.kind != TokenKind::kInt || !absl::SimpleAtoi(token.text, &value)) {
+    uint64_t unsigned_value;
+    if (token.kind == TokenKind::kInt && absl::SimpleAtoi(token.text, &value)) {
+      literal->SetFromInt64(index, value);
+    } else if (type == PrimitiveType::U64 && token.kind == TokenKind::kInt &&
+               absl::SimpleAtoi(token.text, &unsigned_value)) {
+      // Above int64's range: the same 64 bits.
+      literal->SetFromInt64(index, static_cast<int64_t>(unsigned_value));
+    } else {
       return ErrorAt(token, what);
     }
-    literal->SetFromInt64(index, value);
   } else {
     bool is_special = token.kind == TokenKind::kName &&
                       (token.text == "inf" || token.text == "nan");

@@ -10,7 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "xla_lite/hlo/hlo_lexer.h"
 #include "xla_lite/hlo/literal.h"
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 

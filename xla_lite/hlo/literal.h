@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 
 // A host array: an array shape (default layout, row-major) and its bytes.
 // Constants in HLO, arguments and results read from or written to .npy files.
-// f16 and bf16 elements are stored as their raw 16-bit patterns; pred as one
-// byte (0 or 1).
+// Elements of every PrimitiveType: f16 and bf16 stored as their 16-bit
+// patterns (float16.h converts them), pred as one byte (0 or 1).
 class Literal {
  public:
   Literal() = default;
@@ -48,8 +48,9 @@ class Literal {
   // gives 0), so no conversion is undefined.
   double GetAsDouble(int64_t i) const;
   void SetFromDouble(int64_t i, double value);
-  // Integer element types, exactly (s64 beyond 2^53 included); other types
-  // go through double. Values out of the type's range wrap as a C++ cast.
+  // Integer element types, exactly (s64 beyond 2^53 included; u64 beyond
+  // int64's range as the same 64 bits); other types go through double.
+  // Values out of the type's range wrap as a C++ cast.
   int64_t GetAsInt64(int64_t i) const;
   void SetFromInt64(int64_t i, int64_t value);
 
@@ -72,12 +73,6 @@ Literal Literal::CreateR0(PrimitiveType type, T value) {
   literal.SetFromDouble(0, static_cast<double>(value));
   return literal;
 }
-
-// IEEE half and bfloat16 conversions (round to nearest even).
-float HalfToFloat(uint16_t bits);
-uint16_t FloatToHalf(float value);
-float BF16ToFloat(uint16_t bits);
-uint16_t FloatToBF16(float value);
 
 }  // namespace xla_lite
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -135,38 +136,22 @@ class HeaderReader {
 absl::StatusOr<PrimitiveType> TypeForDescr(const std::string& descr,
                                            bool u2_is_bf16,
                                            absl::string_view source) {
-  static constexpr struct {
-    const char* descr;
-    PrimitiveType type;
-  } kTypes[] = {
-      {"<f4", PrimitiveType::kF32}, {"<f2", PrimitiveType::kF16},
-      {"<i4", PrimitiveType::kS32}, {"<i8", PrimitiveType::kS64},
-      {"|b1", PrimitiveType::kPred}, {"|u1", PrimitiveType::kU8},
-  };
-  for (const auto& entry : kTypes) {
-    if (descr == entry.descr) return entry.type;
-  }
-  if (descr == "<u2" && u2_is_bf16) return PrimitiveType::kBF16;
+  std::optional<PrimitiveType> type =
+      primitive_util::PrimitiveTypeForNpyDescr(descr);
+  if (type == PrimitiveType::U16 && u2_is_bf16) return PrimitiveType::BF16;
+  if (type.has_value()) return *type;
   std::string hint =
-      descr == "<u2" || descr == "<V2"
-          ? " (bf16 arrays are read from '<u2' by ParseNpyWithBF16)"
-          : "";
-  return absl::InvalidArgumentError(absl::StrCat(
-      source, ": unsupported .npy dtype '", descr,
-      "'; supported: <f4, <f2, <i4, <i8, |b1, |u1", hint));
-}
-
-const char* DescrForType(PrimitiveType type) {
-  switch (type) {
-    case PrimitiveType::kF32: return "<f4";
-    case PrimitiveType::kF16: return "<f2";
-    case PrimitiveType::kBF16: return "<u2";
-    case PrimitiveType::kS32: return "<i4";
-    case PrimitiveType::kS64: return "<i8";
-    case PrimitiveType::kPred: return "|b1";
-    case PrimitiveType::kU8: return "|u1";
+      descr == "<V2" ? " (bf16 arrays are read from '<u2' by ParseNpyWithBF16)"
+                     : "";
+  std::vector<std::string> supported;
+  for (PrimitiveType t : primitive_util::AllPrimitiveTypes()) {
+    if (t != PrimitiveType::BF16) {
+      supported.emplace_back(primitive_util::NpyDescr(t));
+    }
   }
-  return "";
+  return absl::InvalidArgumentError(
+      absl::StrCat(source, ": unsupported .npy dtype '", descr,
+                   "'; supported: ", absl::StrJoin(supported, ", "), hint));
 }
 
 uint32_t ReadLittleEndian(absl::string_view bytes, size_t offset, int size) {
@@ -253,7 +238,7 @@ std::string SerializeNpy(const Literal& literal) {
   std::string dims = absl::StrJoin(shape.dimensions(), ", ");
   if (shape.rank() == 1) absl::StrAppend(&dims, ",");
   std::string header = absl::StrCat(
-      "{'descr': '", DescrForType(shape.element_type()),
+      "{'descr': '", primitive_util::NpyDescr(shape.element_type()),
       "', 'fortran_order': False, 'shape': (", dims, "), }");
   // Pad with spaces and a final newline so the data starts 64-byte aligned,
   // as NumPy does.

@@ -10,10 +10,11 @@
 
 namespace xla_lite {
 
-// NumPy .npy files (format versions 1.0 to 3.0), little-endian, C order:
-// <f4, <f2, <i4, <i8, |b1, |u1, and bfloat16 as written by ml_dtypes
-// ('<V2' with the descr 'bfloat16' is not portable, so bf16 arrays are
-// written and read as '<u2' only when the caller names bf16).
+// NumPy .npy files (format versions 1.0 to 3.0), little-endian, C order,
+// of every element type (primitive_util::NpyDescr). NumPy has no bfloat16
+// ('<V2' with the descr 'bfloat16' is not portable), so bf16 arrays are
+// written as their bits, '<u2', and read as bf16 only when the caller names
+// bf16; otherwise '<u2' is u16.
 absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
                                  absl::string_view source_name = "<npy>");
 std::string SerializeNpy(const Literal& literal);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite::gpu {
 

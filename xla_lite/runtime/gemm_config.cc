@@ -7,14 +7,14 @@ namespace {
 
 absl::StatusOr<se::blas::DataType> BlasType(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kF32:
+    case PrimitiveType::F32:
       return se::blas::DataType::kF32;
-    case PrimitiveType::kBF16:
+    case PrimitiveType::BF16:
       return se::blas::DataType::kBF16;
     default:
-      return absl::UnimplementedError(absl::StrFormat(
-          "gemm of %s is not supported (f32 and bf16 are)",
-          PrimitiveTypeName(type)));
+      return absl::UnimplementedError(
+          absl::StrFormat("gemm of %s is not supported (f32 and bf16 are)",
+                          primitive_util::LowercasePrimitiveTypeName(type)));
   }
 }
 

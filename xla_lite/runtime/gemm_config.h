@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "stream_executor/blas.h"
 #include "stream_executor/device_address.h"
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite::gpu {
 

@@ -116,7 +116,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(*module, emission));
   std::vector<int64_t> parameter_sizes;
-  for (const gpu::Shape& shape : signature.parameter_shapes) {
+  for (const Shape& shape : signature.parameter_shapes) {
     parameter_sizes.push_back(shape.ByteSize());
   }
   ASSIGN_OR_RETURN(gpu::BufferAssignment assignment,

@@ -70,24 +70,19 @@ static __device__ __forceinline__ float xl_round_bf16(float f) { return xl_bf16_
 static __device__ __forceinline__ float xl_round_f16(float f) { return xl_f16_to_f32(xl_f32_to_f16(f)); }
 )";
 
-bool IsFloat(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
-         type == PrimitiveType::kF16;
-}
-
 const char* ComputeType(PrimitiveType type) {
-  if (IsFloat(type)) return "float";
-  return type == PrimitiveType::kPred ? "bool" : "int";
+  if (primitive_util::IsFloatingPointType(type)) return "float";
+  return type == PrimitiveType::PRED ? "bool" : "int";
 }
 
 const char* StorageType(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kF32:
+    case PrimitiveType::F32:
       return "float";
-    case PrimitiveType::kBF16:
-    case PrimitiveType::kF16:
+    case PrimitiveType::BF16:
+    case PrimitiveType::F16:
       return "unsigned short";
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       return "unsigned char";
     default:
       return "int";
@@ -95,18 +90,19 @@ const char* StorageType(PrimitiveType type) {
 }
 
 std::string Round(PrimitiveType type, const std::string& e) {
-  if (type == PrimitiveType::kBF16) return absl::StrCat("xl_round_bf16(", e, ")");
-  if (type == PrimitiveType::kF16) return absl::StrCat("xl_round_f16(", e, ")");
+  if (type == PrimitiveType::BF16)
+    return absl::StrCat("xl_round_bf16(", e, ")");
+  if (type == PrimitiveType::F16) return absl::StrCat("xl_round_f16(", e, ")");
   return e;
 }
 
 std::string LoadExpr(PrimitiveType type, const std::string& element) {
   switch (type) {
-    case PrimitiveType::kBF16:
+    case PrimitiveType::BF16:
       return absl::StrCat("xl_bf16_to_f32(", element, ")");
-    case PrimitiveType::kF16:
+    case PrimitiveType::F16:
       return absl::StrCat("xl_f16_to_f32(", element, ")");
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       return absl::StrCat("(", element, " != 0)");
     default:
       return element;
@@ -115,11 +111,11 @@ std::string LoadExpr(PrimitiveType type, const std::string& element) {
 
 std::string StoreExpr(PrimitiveType type, const std::string& value) {
   switch (type) {
-    case PrimitiveType::kBF16:
+    case PrimitiveType::BF16:
       return absl::StrCat("xl_f32_to_bf16(", value, ")");
-    case PrimitiveType::kF16:
+    case PrimitiveType::F16:
       return absl::StrCat("xl_f32_to_f16(", value, ")");
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       return absl::StrCat("(unsigned char)(", value, " ? 1 : 0)");
     default:
       return value;
@@ -138,8 +134,9 @@ std::string FloatLiteral(double value) {
 }
 
 std::string ConstantExpr(const ExprOp& op) {
-  if (IsFloat(op.type)) return FloatLiteral(op.value);
-  if (op.type == PrimitiveType::kPred) return op.value != 0 ? "true" : "false";
+  if (primitive_util::IsFloatingPointType(op.type))
+    return FloatLiteral(op.value);
+  if (op.type == PrimitiveType::PRED) return op.value != 0 ? "true" : "false";
   int32_t v = static_cast<int32_t>(op.value);
   if (v == INT32_MIN) return "(-2147483647 - 1)";
   return absl::StrCat("(", v, ")");
@@ -148,11 +145,11 @@ std::string ConstantExpr(const ExprOp& op) {
 std::string UnaryExpr(HloOpcode opcode, PrimitiveType type,
                       PrimitiveType operand_type, const std::string& a) {
   if (opcode == HloOpcode::kNot) {
-    return type == PrimitiveType::kPred ? absl::StrCat("(!", a, ")")
-                                        : absl::StrCat("(~", a, ")");
+    return type == PrimitiveType::PRED ? absl::StrCat("(!", a, ")")
+                                       : absl::StrCat("(~", a, ")");
   }
   if (opcode == HloOpcode::kIsFinite) return absl::StrCat("(isfinite(", a, ") != 0)");
-  if (!IsFloat(operand_type)) {
+  if (!primitive_util::IsFloatingPointType(operand_type)) {
     switch (opcode) {
       case HloOpcode::kAbs:
         return absl::StrCat("(", a, " < 0 ? (int)(0u - (unsigned int)", a,
@@ -192,7 +189,7 @@ std::string UnaryExpr(HloOpcode opcode, PrimitiveType type,
 
 std::string BinaryExpr(HloOpcode opcode, PrimitiveType type,
                        const std::string& a, const std::string& b) {
-  if (type == PrimitiveType::kPred) {
+  if (type == PrimitiveType::PRED) {
     switch (opcode) {
       case HloOpcode::kAnd:
       case HloOpcode::kMinimum:
@@ -208,7 +205,7 @@ std::string BinaryExpr(HloOpcode opcode, PrimitiveType type,
         LOG(FATAL) << "pred " << HloOpcodeString(opcode);
     }
   }
-  if (!IsFloat(type)) {
+  if (!primitive_util::IsFloatingPointType(type)) {
     auto wrap = [&](const char* op) {
       return absl::StrCat("(int)((unsigned int)", a, " ", op,
                           " (unsigned int)", b, ")");
@@ -259,15 +256,20 @@ const char* CompareOperator(ComparisonDirection direction) {
 
 std::string ConvertExpr(PrimitiveType from, PrimitiveType to,
                         const std::string& a) {
-  if (to == PrimitiveType::kPred) {
-    return IsFloat(from) ? absl::StrCat("(", a, " != 0.0f)")
-                         : absl::StrCat("(", a, " != 0)");
+  if (to == PrimitiveType::PRED) {
+    return primitive_util::IsFloatingPointType(from)
+               ? absl::StrCat("(", a, " != 0.0f)")
+               : absl::StrCat("(", a, " != 0)");
   }
-  if (IsFloat(to)) {
-    if (from == PrimitiveType::kPred) return absl::StrCat("(", a, " ? 1.0f : 0.0f)");
-    return Round(to, IsFloat(from) ? a : absl::StrCat("(float)", a));
+  if (primitive_util::IsFloatingPointType(to)) {
+    if (from == PrimitiveType::PRED)
+      return absl::StrCat("(", a, " ? 1.0f : 0.0f)");
+    return Round(to, primitive_util::IsFloatingPointType(from)
+                         ? a
+                         : absl::StrCat("(float)", a));
   }
-  if (IsFloat(from)) return absl::StrCat("xl_f2i(", a, ")");
+  if (primitive_util::IsFloatingPointType(from))
+    return absl::StrCat("xl_f2i(", a, ")");
   return absl::StrCat("(int)", a);
 }
 
@@ -346,7 +348,7 @@ class Emitter {
         e = ConstantExpr(op);
         break;
       case ExprKind::kIndexToValue:
-        e = ConvertExpr(PrimitiveType::kS32, op.type,
+        e = ConvertExpr(PrimitiveType::S32, op.type,
                         absl::StrCat("(int)", in(0)));
         break;
       case ExprKind::kUnary:

@@ -258,11 +258,11 @@ absl::StatusOr<int> Lowering::LowerElementwise(const HloInstruction* instr,
 
 bool IsSupportedKernelType(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kF32:
-    case PrimitiveType::kBF16:
-    case PrimitiveType::kF16:
-    case PrimitiveType::kS32:
-    case PrimitiveType::kPred:
+    case PrimitiveType::F32:
+    case PrimitiveType::BF16:
+    case PrimitiveType::F16:
+    case PrimitiveType::S32:
+    case PrimitiveType::PRED:
       return true;
     default:
       return false;

@@ -216,13 +216,12 @@ absl::Status PlanBuilder::AddAccumulatingGemm(
   if (accumulation.transposed) {
     // out^T = op(rhs)^T @ op(lhs)^T.
     config = GemmConfig::For(dot.rhs_shape, !dot.transpose_rhs, dot.lhs_shape,
-                             !dot.transpose_lhs,
-                             value->shape().ToRuntimeShape(),
+                             !dot.transpose_lhs, value->shape(),
                              accumulation.alpha, 1.0f);
     std::swap(lhs, rhs);
   } else {
     config = GemmConfig::For(dot.lhs_shape, dot.transpose_lhs, dot.rhs_shape,
-                             dot.transpose_rhs, value->shape().ToRuntimeShape(),
+                             dot.transpose_rhs, value->shape(),
                              accumulation.alpha, 1.0f);
   }
   if (!config.ok()) {

@@ -12,11 +12,6 @@
 namespace xla_lite::gpu {
 namespace {
 
-bool IsFloatType(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
-         type == PrimitiveType::kF16;
-}
-
 bool IsTranscendental(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kExp:
@@ -49,8 +44,8 @@ absl::Status CheckElementwiseTypes(const HloInstruction& instr) {
   PrimitiveType type = instr.operand(instr.opcode() == HloOpcode::kSelect ? 1 : 0)
                            ->shape()
                            .element_type();
-  bool is_float = IsFloatType(type);
-  bool is_pred = type == PrimitiveType::kPred;
+  bool is_float = primitive_util::IsFloatingPointType(type);
+  bool is_pred = type == PrimitiveType::PRED;
   HloOpcode opcode = instr.opcode();
   switch (opcode) {
     case HloOpcode::kNot:

@@ -11,7 +11,7 @@ namespace {
 
 bool IsF32(const HloInstruction& instr) {
   return instr.shape().IsArray() &&
-         instr.shape().element_type() == PrimitiveType::kF32;
+         instr.shape().element_type() == PrimitiveType::F32;
 }
 
 bool HasOneUser(const HloInstruction& instr) {

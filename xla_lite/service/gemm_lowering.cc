@@ -36,10 +36,10 @@ absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot) {
   // op(stored lhs) must be [m,k] and op(stored rhs) [k,n].
   bool transpose_lhs = lhs_k_first != lowering.lhs.transposed;
   bool transpose_rhs = rhs_k_last != lowering.rhs.transposed;
-  absl::StatusOr<GemmConfig> config = GemmConfig::For(
-      StoredShape(lhs, lowering.lhs.transposed), transpose_lhs,
-      StoredShape(rhs, lowering.rhs.transposed), transpose_rhs,
-      dot.shape().ToRuntimeShape(), 1.0f, 0.0f);
+  absl::StatusOr<GemmConfig> config =
+      GemmConfig::For(StoredShape(lhs, lowering.lhs.transposed), transpose_lhs,
+                      StoredShape(rhs, lowering.rhs.transposed), transpose_rhs,
+                      dot.shape(), 1.0f, 0.0f);
   if (!config.ok()) {
     return absl::UnimplementedError(absl::StrCat(
         "instruction ", dot.name(), " (dot) cannot be a gemm: ",

@@ -11,17 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/float16.h"
 #include "xla_lite/hlo/literal.h"
 
 namespace xla_lite::gpu {
 namespace {
 
 constexpr int64_t kLanes = 256;
-
-bool IsFloat(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kBF16 ||
-         type == PrimitiveType::kF16;
-}
 
 // Scalar semantics shared with the CUDA preamble (see cuda_emitter.cc).
 float MaxF(float a, float b) { return (a >= b || a != a) ? a : b; }
@@ -54,8 +50,8 @@ int32_t FloatToInt(float x) {
   return static_cast<int32_t>(x);
 }
 float Round(PrimitiveType type, float v) {
-  if (type == PrimitiveType::kBF16) return BF16ToFloat(FloatToBF16(v));
-  if (type == PrimitiveType::kF16) return HalfToFloat(FloatToHalf(v));
+  if (type == PrimitiveType::BF16) return BF16ToF32(F32ToBF16(v));
+  if (type == PrimitiveType::F16) return F16ToF32(F32ToF16(v));
   return v;
 }
 
@@ -83,7 +79,8 @@ float UnaryF(HloOpcode opcode, float a) {
 
 int32_t UnaryI(HloOpcode opcode, PrimitiveType type, int32_t a) {
   switch (opcode) {
-    case HloOpcode::kNot: return type == PrimitiveType::kPred ? !a : ~a;
+    case HloOpcode::kNot:
+      return type == PrimitiveType::PRED ? !a : ~a;
     case HloOpcode::kAbs: return a < 0 ? Wrap(-static_cast<int64_t>(a)) : a;
     case HloOpcode::kNegate: return Wrap(-static_cast<int64_t>(a));
     case HloOpcode::kSign: return (a > 0) - (a < 0);
@@ -108,7 +105,7 @@ float BinaryF(HloOpcode opcode, float a, float b) {
 }
 
 int32_t BinaryI(HloOpcode opcode, PrimitiveType type, int32_t a, int32_t b) {
-  if (type == PrimitiveType::kPred) {
+  if (type == PrimitiveType::PRED) {
     switch (opcode) {
       case HloOpcode::kAnd:
       case HloOpcode::kMinimum:
@@ -180,7 +177,7 @@ class Interpreter {
       Register& reg = registers_[id];
       if (op.IsIndex()) {
         reg.index.resize(kLanes);
-      } else if (IsFloat(op.type)) {
+      } else if (primitive_util::IsFloatingPointType(op.type)) {
         reg.f.resize(kLanes);
       } else {
         reg.i.resize(kLanes);
@@ -257,16 +254,16 @@ absl::Status Interpreter::Load(int id, int64_t lanes) {
   for (int64_t l = 0; l < lanes; ++l) {
     int64_t k = index[l];
     switch (buffer.type) {
-      case PrimitiveType::kF32:
+      case PrimitiveType::F32:
         out.f[l] = static_cast<const float*>(base)[k];
         break;
-      case PrimitiveType::kBF16:
-        out.f[l] = BF16ToFloat(static_cast<const uint16_t*>(base)[k]);
+      case PrimitiveType::BF16:
+        out.f[l] = BF16ToF32(static_cast<const uint16_t*>(base)[k]);
         break;
-      case PrimitiveType::kF16:
-        out.f[l] = HalfToFloat(static_cast<const uint16_t*>(base)[k]);
+      case PrimitiveType::F16:
+        out.f[l] = F16ToF32(static_cast<const uint16_t*>(base)[k]);
         break;
-      case PrimitiveType::kPred:
+      case PrimitiveType::PRED:
         out.i[l] = static_cast<const uint8_t*>(base)[k] != 0;
         break;
       default:
@@ -305,7 +302,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kLoad:
       return Load(id, lanes);
     case ExprKind::kConstant:
-      if (IsFloat(op.type)) {
+      if (primitive_util::IsFloatingPointType(op.type)) {
         std::fill_n(out.f.begin(), lanes, static_cast<float>(op.value));
       } else {
         std::fill_n(out.i.begin(), lanes, static_cast<int32_t>(op.value));
@@ -314,17 +311,17 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kIndexToValue:
       for (int64_t l = 0; l < lanes; ++l) {
         int32_t v = static_cast<int32_t>(reg(0).index[l]);
-        if (IsFloat(op.type)) {
+        if (primitive_util::IsFloatingPointType(op.type)) {
           out.f[l] = Round(op.type, static_cast<float>(v));
         } else {
-          out.i[l] = op.type == PrimitiveType::kPred ? v != 0 : v;
+          out.i[l] = op.type == PrimitiveType::PRED ? v != 0 : v;
         }
       }
       return absl::OkStatus();
     case ExprKind::kUnary:
       if (op.opcode == HloOpcode::kIsFinite) {
         for (int64_t l = 0; l < lanes; ++l) out.i[l] = std::isfinite(reg(0).f[l]);
-      } else if (IsFloat(type_of(0))) {
+      } else if (primitive_util::IsFloatingPointType(type_of(0))) {
         for (int64_t l = 0; l < lanes; ++l) {
           out.f[l] = Round(op.type, UnaryF(op.opcode, reg(0).f[l]));
         }
@@ -335,7 +332,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
       }
       return absl::OkStatus();
     case ExprKind::kBinary:
-      if (IsFloat(op.type)) {
+      if (primitive_util::IsFloatingPointType(op.type)) {
         for (int64_t l = 0; l < lanes; ++l) {
           out.f[l] = Round(op.type, BinaryF(op.opcode, reg(0).f[l], reg(1).f[l]));
         }
@@ -347,7 +344,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
       return absl::OkStatus();
     case ExprKind::kCompare:
       for (int64_t l = 0; l < lanes; ++l) {
-        out.i[l] = IsFloat(type_of(0))
+        out.i[l] = primitive_util::IsFloatingPointType(type_of(0))
                        ? Compare(op.direction, reg(0).f[l], reg(1).f[l])
                        : Compare(op.direction, reg(0).i[l], reg(1).i[l]);
       }
@@ -355,7 +352,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kSelect:
       for (int64_t l = 0; l < lanes; ++l) {
         bool p = reg(0).i[l] != 0;
-        if (IsFloat(op.type)) {
+        if (primitive_util::IsFloatingPointType(op.type)) {
           out.f[l] = p ? reg(1).f[l] : reg(2).f[l];
         } else {
           out.i[l] = p ? reg(1).i[l] : reg(2).i[l];
@@ -364,9 +361,9 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
       return absl::OkStatus();
     case ExprKind::kClamp:
       for (int64_t l = 0; l < lanes; ++l) {
-        if (IsFloat(op.type)) {
+        if (primitive_util::IsFloatingPointType(op.type)) {
           out.f[l] = MinF(MaxF(reg(1).f[l], reg(0).f[l]), reg(2).f[l]);
-        } else if (op.type == PrimitiveType::kPred) {
+        } else if (op.type == PrimitiveType::PRED) {
           out.i[l] = (reg(1).i[l] || reg(0).i[l]) && reg(2).i[l];
         } else {
           out.i[l] = std::min(std::max(reg(1).i[l], reg(0).i[l]), reg(2).i[l]);
@@ -376,14 +373,19 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kConvert: {
       PrimitiveType from = type_of(0);
       for (int64_t l = 0; l < lanes; ++l) {
-        if (op.type == PrimitiveType::kPred) {
-          out.i[l] = IsFloat(from) ? reg(0).f[l] != 0.0f : reg(0).i[l] != 0;
-        } else if (IsFloat(op.type)) {
-          float v = IsFloat(from) ? reg(0).f[l]
-                                  : static_cast<float>(reg(0).i[l]);
+        if (op.type == PrimitiveType::PRED) {
+          out.i[l] = primitive_util::IsFloatingPointType(from)
+                         ? reg(0).f[l] != 0.0f
+                         : reg(0).i[l] != 0;
+        } else if (primitive_util::IsFloatingPointType(op.type)) {
+          float v = primitive_util::IsFloatingPointType(from)
+                        ? reg(0).f[l]
+                        : static_cast<float>(reg(0).i[l]);
           out.f[l] = Round(op.type, v);
         } else {
-          out.i[l] = IsFloat(from) ? FloatToInt(reg(0).f[l]) : reg(0).i[l];
+          out.i[l] = primitive_util::IsFloatingPointType(from)
+                         ? FloatToInt(reg(0).f[l])
+                         : reg(0).i[l];
         }
       }
       return absl::OkStatus();
@@ -396,16 +398,16 @@ void Interpreter::StoreScalar(int output, int64_t index, float f, int32_t i) {
   const KernelBuffer& buffer = program_.outputs()[output].buffer;
   void* base = args_[parameters_.output_param[output]].address().opaque();
   switch (buffer.type) {
-    case PrimitiveType::kF32:
+    case PrimitiveType::F32:
       static_cast<float*>(base)[index] = f;
       break;
-    case PrimitiveType::kBF16:
-      static_cast<uint16_t*>(base)[index] = FloatToBF16(f);
+    case PrimitiveType::BF16:
+      static_cast<uint16_t*>(base)[index] = F32ToBF16(f);
       break;
-    case PrimitiveType::kF16:
-      static_cast<uint16_t*>(base)[index] = FloatToHalf(f);
+    case PrimitiveType::F16:
+      static_cast<uint16_t*>(base)[index] = F32ToF16(f);
       break;
-    case PrimitiveType::kPred:
+    case PrimitiveType::PRED:
       static_cast<uint8_t*>(base)[index] = i != 0 ? 1 : 0;
       break;
     default:
@@ -500,7 +502,7 @@ absl::Status Interpreter::RunReduce() {
       RETURN_IF_ERROR(Evaluate(inner_ops, lanes));
       const Register& v = registers_[value];
       for (int64_t l = 0; l < lanes; ++l) {
-        if (IsFloat(type)) {
+        if (primitive_util::IsFloatingPointType(type)) {
           acc_f = Round(type, BinaryF(reducer, acc_f, v.f[l]));
         } else {
           acc_i = BinaryI(reducer, type, acc_i, v.i[l]);
@@ -509,7 +511,7 @@ absl::Status Interpreter::RunReduce() {
     }
     if (reduced >= 0) {
       Register& r = registers_[reduced];
-      if (IsFloat(type)) {
+      if (primitive_util::IsFloatingPointType(type)) {
         r.f[0] = acc_f;
       } else {
         r.i[0] = acc_i;

@@ -140,7 +140,7 @@ EmittedKernel EmitGemmWithEpilogue(
   // lhs and rhs are always parameters 0 and 1, even when they are one slice.
   for (const BufferAllocation::Slice& operand : {lhs, rhs}) {
     kernel.arguments.push_back(operand);
-    shared.types.push_back(PrimitiveType::kF32);
+    shared.types.push_back(PrimitiveType::F32);
     shared.written.push_back(false);
   }
   for (const BufferAllocation::Slice& output : outputs) {

@@ -31,7 +31,7 @@ std::shared_ptr<const KernelProgram> WithProduct(const KernelProgram& program,
     if (op.kind == ExprKind::kLoad && op.input == input) {
       ExprOp value;
       value.kind = ExprKind::kReducedValue;
-      value.type = PrimitiveType::kF32;
+      value.type = PrimitiveType::F32;
       product = new_id[id] = fused->Add(std::move(value));
       continue;
     }

@@ -130,7 +130,9 @@ std::string ExprOp::Key() const {
 
 std::string ExprOp::ToString(int id) const {
   std::string text = absl::StrCat("%", id, " = ", KindName(kind));
-  if (!IsIndex()) absl::StrAppend(&text, ".", PrimitiveTypeName(type));
+  if (!IsIndex())
+    absl::StrAppend(&text, ".",
+                    primitive_util::LowercasePrimitiveTypeName(type));
   if (kind == ExprKind::kUnary || kind == ExprKind::kBinary) {
     absl::StrAppend(&text, " ", HloOpcodeString(opcode));
   }
@@ -226,17 +228,18 @@ std::string KernelProgram::ToString() const {
   std::string text =
       kind_ == Kind::kLoop ? "loop kernel\n" : "reduce kernel\n";
   for (int i = 0; i < inputs_.size(); ++i) {
-    absl::StrAppend(&text, "  in", i, ": ", PrimitiveTypeName(inputs_[i].type),
+    absl::StrAppend(&text, "  in", i, ": ",
+                    primitive_util::LowercasePrimitiveTypeName(inputs_[i].type),
                     "[", inputs_[i].element_count, "]\n");
   }
   for (int id = 0; id < ops_.size(); ++id) {
     absl::StrAppend(&text, "  ", ops_[id].ToString(id), "\n");
   }
   for (int i = 0; i < outputs_.size(); ++i) {
-    absl::StrAppend(&text, "  out", i, ": ",
-                    PrimitiveTypeName(outputs_[i].buffer.type), "[",
-                    outputs_[i].buffer.element_count, "] = %", outputs_[i].op,
-                    "\n");
+    absl::StrAppend(
+        &text, "  out", i, ": ",
+        primitive_util::LowercasePrimitiveTypeName(outputs_[i].buffer.type),
+        "[", outputs_[i].buffer.element_count, "] = %", outputs_[i].op, "\n");
   }
   if (kind_ == Kind::kReduce) {
     absl::StrAppend(&text, "  reduce ", HloOpcodeString(reducer_), " init %",

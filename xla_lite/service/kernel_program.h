@@ -18,7 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 #include "xla_lite/hlo/hlo_opcode.h"
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite::gpu {
 
@@ -64,7 +64,7 @@ enum class ExprKind {
 
 struct ExprOp {
   ExprKind kind = ExprKind::kIndex;
-  PrimitiveType type = PrimitiveType::kF32;  // Data ops: the result type.
+  PrimitiveType type = PrimitiveType::F32;   // Data ops: the result type.
   HloOpcode opcode = HloOpcode::kAdd;        // kUnary, kBinary.
   ComparisonDirection direction = ComparisonDirection::kEq;
   std::vector<int> operands;
@@ -83,7 +83,7 @@ struct ExprOp {
 
 // A buffer the kernel reads or writes, as a flat array.
 struct KernelBuffer {
-  PrimitiveType type = PrimitiveType::kF32;
+  PrimitiveType type = PrimitiveType::F32;
   int64_t element_count = 0;
 };
 

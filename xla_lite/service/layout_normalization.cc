@@ -100,10 +100,10 @@ absl::Status NormalizeResults(HloModule* module, NameUniquer& names) {
 
 }  // namespace
 
-gpu::Shape PhysicalShape(const Shape& shape) {
+Shape PhysicalShape(const Shape& shape) {
   std::vector<int64_t> dims;
   for (int64_t d : MajorToMinor(shape)) dims.push_back(shape.dimensions(d));
-  return gpu::Shape(shape.element_type(), std::move(dims));
+  return Shape(shape.element_type(), std::move(dims));
 }
 
 absl::Status NormalizeLayouts(HloModule* module) {

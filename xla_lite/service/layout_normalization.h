@@ -3,7 +3,7 @@
 
 #include "absl/status/status.h"
 #include "xla_lite/hlo/hlo_module.h"
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 
@@ -22,7 +22,7 @@ absl::Status NormalizeLayouts(HloModule* module);
 
 // The runtime's (row-major) shape of an array stored in `shape`'s layout:
 // its dimensions from most major to most minor.
-gpu::Shape PhysicalShape(const Shape& shape);
+Shape PhysicalShape(const Shape& shape);
 
 }  // namespace xla_lite
 

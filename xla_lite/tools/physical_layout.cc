@@ -64,7 +64,7 @@ absl::StatusOr<std::vector<uint8_t>> ToPhysicalBytes(const Literal& literal,
                      literal.shape().ToString()));
   }
   if (IsRowMajor(layout)) return literal.bytes();
-  int64_t width = gpu::ByteWidth(layout.element_type());
+  int64_t width = primitive_util::ByteWidth(layout.element_type());
   std::vector<uint8_t> bytes(literal.bytes().size());
   std::vector<int64_t> indices = PhysicalIndices(layout);
   for (int64_t i = 0; i < indices.size(); ++i) {
@@ -81,7 +81,7 @@ absl::StatusOr<Literal> FromPhysicalBytes(const std::vector<uint8_t>& bytes,
         absl::StrCat(bytes.size(), " bytes cannot hold ", layout.ToString()));
   }
   if (IsRowMajor(layout)) return Literal(logical, bytes);
-  int64_t width = gpu::ByteWidth(layout.element_type());
+  int64_t width = primitive_util::ByteWidth(layout.element_type());
   Literal literal(logical);
   std::vector<int64_t> indices = PhysicalIndices(layout);
   for (int64_t i = 0; i < indices.size(); ++i) {

@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "xla_lite/hlo/literal.h"
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 namespace xla_lite {
 

@@ -83,9 +83,9 @@ TrainingLoop::TrainingLoop(gpu::GpuExecutable* executable,
     fed_by_[alias.parameter_number] = alias.output_index;
   }
   for (int64_t i = 0; i < signature.output_shapes.size(); ++i) {
-    const gpu::Shape& shape = signature.output_shapes[i];
+    const Shape& shape = signature.output_shapes[i];
     if (!feeds_[i].has_value() && shape.rank() == 0 &&
-        shape.element_type() == gpu::PrimitiveType::kF32) {
+        shape.element_type() == PrimitiveType::F32) {
       loss_output_ = i;
       break;
     }

@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
-#include "xla_lite/service/gemm/bf16_bits.h"
+#include "xla_lite/float16.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 template <typename Storage>
 float LoadElement(const Storage* data, int64_t i) {
   if constexpr (std::is_same_v<Storage, uint16_t>) {
-    return Bf16BitsToFloat(data[i]);
+    return BF16ToF32(data[i]);
   } else {
     return data[i];
   }
@@ -26,7 +26,7 @@ float LoadElement(const Storage* data, int64_t i) {
 template <typename Storage>
 void StoreElement(Storage* data, int64_t i, float value) {
   if constexpr (std::is_same_v<Storage, uint16_t>) {
-    data[i] = FloatToBf16Bits(value);
+    data[i] = F32ToBF16(value);
   } else {
     data[i] = value;
   }

@@ -84,7 +84,7 @@ absl::StatusOr<se::ScopedDeviceAddress> RandomBuffer(const Shape& shape,
   std::vector<float> values(shape.ElementCount());
   for (float& v : values) v = dist(rng);
   std::vector<uint8_t> bytes(shape.ByteSize());
-  if (shape.element_type() == PrimitiveType::kBF16) {
+  if (shape.element_type() == PrimitiveType::BF16) {
     // Timing data only: truncating to bf16 is close enough.
     for (size_t i = 0; i < values.size(); ++i) {
       uint32_t word;
@@ -106,7 +106,7 @@ absl::StatusOr<se::ScopedDeviceAddress> RandomBuffer(const Shape& shape,
 
 absl::StatusOr<Problem> MakeProblem(const benchmark::State& state) {
   PrimitiveType type =
-      state.range(3) ? PrimitiveType::kBF16 : PrimitiveType::kF32;
+      state.range(3) ? PrimitiveType::BF16 : PrimitiveType::F32;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   absl::StatusOr<GemmConfig> config =
       GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}), false,

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "glog/logging.h"
+#include "xla_lite/float16.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -25,6 +26,7 @@ constexpr char kKernelTemplate[] = R"(// Emitted gemm: $CONFIG
 // out = alpha * op(lhs) @ op(rhs) + beta * out, row-major; $TILING.
 typedef $STORAGE storage_t;
 $AWAIT_PRODUCERS
+$FLOAT16
 $DEFINITIONS
 
 __device__ __forceinline__ float load_element(const storage_t* data,
@@ -144,14 +146,10 @@ $BETA_TERM
 
 constexpr char kF32Load[] = "  return data[i];";
 constexpr char kF32Store[] = "  data[i] = value;";
-constexpr char kBf16Load[] =
-    "  return __uint_as_float(((unsigned int)data[i]) << 16);";
-// Round to nearest even; NaN is quieted instead of rounded (bf16_bits.h).
-constexpr char kBf16Store[] =
-    R"(  const unsigned int word = __float_as_uint(value);
-  data[i] = (word & 0x7fffffffu) > 0x7f800000u
-                ? (unsigned short)((word >> 16) | 0x0040u)
-                : (unsigned short)((word + 0x7fffu + ((word >> 16) & 1u)) >> 16);)";
+// bf16 elements through the shared conversions (kFloat16DeviceSource), so
+// the emitted gemm rounds as the host kernel does.
+constexpr char kBf16Load[] = "  return xl_bf16_to_f32(data[i]);";
+constexpr char kBf16Store[] = "  data[i] = xl_f32_to_bf16(value);";
 
 // Which tile element thread element `e` stages: `fast` varies fastest with
 // `e`, and is chosen as the operand's contiguous dimension so that
@@ -239,6 +237,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                                "load_element(out, index);"
                              : "            // beta == 0: out is never read."},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
+          {"$FLOAT16", kFloat16DeviceSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS", epilogue == nullptr
                                      ? ", storage_t* out"

@@ -1,24 +1,28 @@
-#ifndef XLA_LITE_HLO_SHAPE_H_
-#define XLA_LITE_HLO_SHAPE_H_
+#ifndef XLA_LITE_SHAPE_H_
+#define XLA_LITE_SHAPE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "xla_lite/runtime/shape.h"
+#include "xla_lite/primitive_util.h"
 
 namespace xla_lite {
 
-using gpu::PrimitiveType;
-
-// The shape of an HLO value: a dense array with a layout, or a tuple of
-// shapes. The layout lists dimensions from most minor to most major, as HLO
-// text writes it ({1,0} is row-major for rank 2).
+// The shape of a value: a dense array with a layout, or a tuple of shapes.
+// The layout lists dimensions from most minor to most major, as HLO text
+// writes it ({1,0} is row-major for rank 2).
+//
+// As in XLA, the HLO IR and the runtime describe values with this one
+// class, which therefore lives below both: the runtime's parameters,
+// results and gemm operands are array shapes in the default (row-major)
+// layout, and the runtime needs nothing from the IR to say so.
 class Shape {
  public:
   // f32[] with the default layout.
   Shape() = default;
-  // An array with the default (row-major) layout.
+  // An array with the default (row-major) layout; Array() says the same.
+  Shape(PrimitiveType type, std::vector<int64_t> dimensions);
   static Shape Array(PrimitiveType type, std::vector<int64_t> dimensions);
   static Shape Array(PrimitiveType type, std::vector<int64_t> dimensions,
                      std::vector<int64_t> minor_to_major);
@@ -38,8 +42,6 @@ class Shape {
   void set_element_type(PrimitiveType type) { element_type_ = type; }
   int64_t ElementCount() const;
   int64_t ByteSize() const;  // Arrays: elements * width. Tuples: 0.
-  // The runtime's view (element type and dimensions); CHECKs IsArray().
-  gpu::Shape ToRuntimeShape() const;
 
   // Tuples only.
   const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
@@ -57,16 +59,12 @@ class Shape {
 
  private:
   bool is_tuple_ = false;
-  PrimitiveType element_type_ = PrimitiveType::kF32;
+  PrimitiveType element_type_ = PrimitiveType::F32;
   std::vector<int64_t> dimensions_;
   std::vector<int64_t> minor_to_major_;
   std::vector<Shape> tuple_shapes_;
 };
 
-// The element type named as HLO text spells it ("f32", "pred", ...);
-// INVALID_ARGUMENT for an unknown name is the caller's to produce.
-bool ParsePrimitiveType(const std::string& name, PrimitiveType* type);
-
 }  // namespace xla_lite
 
-#endif  // XLA_LITE_HLO_SHAPE_H_
+#endif  // XLA_LITE_SHAPE_H_

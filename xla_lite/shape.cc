@@ -1,4 +1,4 @@
-#include "xla_lite/hlo/shape.h"
+#include "xla_lite/shape.h"
 
 #include <utility>
 
@@ -17,9 +17,13 @@ std::vector<int64_t> DefaultMinorToMajor(int64_t rank) {
 
 }  // namespace
 
+Shape::Shape(PrimitiveType type, std::vector<int64_t> dimensions)
+    : element_type_(type),
+      dimensions_(std::move(dimensions)),
+      minor_to_major_(DefaultMinorToMajor(dimensions_.size())) {}
+
 Shape Shape::Array(PrimitiveType type, std::vector<int64_t> dimensions) {
-  std::vector<int64_t> layout = DefaultMinorToMajor(dimensions.size());
-  return Array(type, std::move(dimensions), std::move(layout));
+  return Shape(type, std::move(dimensions));
 }
 
 Shape Shape::Array(PrimitiveType type, std::vector<int64_t> dimensions,
@@ -65,12 +69,7 @@ int64_t Shape::ElementCount() const {
 
 int64_t Shape::ByteSize() const {
   if (is_tuple_) return 0;
-  return ElementCount() * gpu::ByteWidth(element_type_);
-}
-
-gpu::Shape Shape::ToRuntimeShape() const {
-  CHECK(IsArray()) << "ToRuntimeShape of tuple shape " << ToString();
-  return gpu::Shape(element_type_, dimensions_);
+  return ElementCount() * primitive_util::ByteWidth(element_type_);
 }
 
 std::string Shape::ToString(bool print_layout) const {
@@ -84,8 +83,8 @@ std::string Shape::ToString(bool print_layout) const {
         ")");
   }
   std::string text =
-      absl::StrCat(gpu::PrimitiveTypeName(element_type_), "[",
-                   absl::StrJoin(dimensions_, ","), "]");
+      absl::StrCat(primitive_util::LowercasePrimitiveTypeName(element_type_),
+                   "[", absl::StrJoin(dimensions_, ","), "]");
   // Scalars print no layout, as XLA writes them.
   if (print_layout && rank() > 0) {
     absl::StrAppend(&text, "{", absl::StrJoin(minor_to_major_, ","), "}");
@@ -115,20 +114,6 @@ bool Shape::operator==(const Shape& other) const {
     return true;
   }
   return minor_to_major_ == other.minor_to_major_;
-}
-
-bool ParsePrimitiveType(const std::string& name, PrimitiveType* type) {
-  static constexpr PrimitiveType kTypes[] = {
-      PrimitiveType::kPred, PrimitiveType::kU8,   PrimitiveType::kS32,
-      PrimitiveType::kS64,  PrimitiveType::kF16,  PrimitiveType::kBF16,
-      PrimitiveType::kF32};
-  for (PrimitiveType candidate : kTypes) {
-    if (name == gpu::PrimitiveTypeName(candidate)) {
-      *type = candidate;
-      return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace xla_lite
