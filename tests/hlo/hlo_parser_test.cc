@@ -490,6 +490,82 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.name;
     });
 
+// Text that names something impossible or leaves out what an op needs is
+// refused at the place that says so, not read as a default or wrapped.
+INSTANTIATE_TEST_SUITE_P(
+    Hostile, HloParserErrorTest,
+    ::testing::Values(
+        ErrorCase{"CompareWithoutDirection",
+                  "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                  "  ROOT c = pred[2] compare(p, p)\n}\n",
+                  "case.hlo:4:8: compare 'c' lacks its attribute direction="},
+        ErrorCase{"GatherWithoutIndexVectorDim",
+                  "HloModule m\nENTRY e {\n  p = f32[4,3] parameter(0)\n"
+                  "  i = s32[2] parameter(1)\n"
+                  "  ROOT g = f32[2,3] gather(p, i), offset_dims={1}, "
+                  "collapsed_slice_dims={0}, start_index_map={0}, "
+                  "slice_sizes={1,3}\n}\n",
+                  "case.hlo:5:8: gather 'g' lacks its attribute "
+                  "index_vector_dim="},
+        ErrorCase{"ScatterWithoutCombiner",
+                  "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                  "  i = s32[2] parameter(1)\n  u = f32[2] parameter(2)\n"
+                  "  ROOT s = f32[4] scatter(p, i, u), update_window_dims={}, "
+                  "inserted_window_dims={0}, "
+                  "scatter_dims_to_operand_dims={0}, index_vector_dim=1\n}\n",
+                  "case.hlo:6:8: scatter 's' lacks its attribute to_apply="},
+        ErrorCase{"IotaWithoutDimension",
+                  "HloModule m\nENTRY e {\n  ROOT i = s32[4] iota()\n}\n",
+                  "case.hlo:3:8: iota 'i' lacks its attribute "
+                  "iota_dimension="},
+        ErrorCase{"AttributeGivenTwice",
+                  "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                  "  ROOT c = pred[2] compare(p, p), direction=LT, "
+                  "direction=GT\n}\n",
+                  "case.hlo:4:49: attribute 'direction' given twice"},
+        ErrorCase{"S32ConstantOutOfRange",
+                  "HloModule m\nENTRY e {\n"
+                  "  ROOT c = s32[] constant(99999999999)\n}\n",
+                  "case.hlo:3:27: expected s32 constant value in "
+                  "[-2147483648, 2147483647], got '99999999999'"},
+        ErrorCase{"U8ConstantNegative",
+                  "HloModule m\nENTRY e {\n"
+                  "  ROOT c = u8[2] constant({1, -1})\n}\n",
+                  "case.hlo:3:31: expected u8 constant value in [0, 255], "
+                  "got '-1'"},
+        ErrorCase{"S64ConstantOutOfRange",
+                  "HloModule m\nENTRY e {\n"
+                  "  ROOT c = s64[] constant(9223372036854775808)\n}\n",
+                  "case.hlo:3:27: expected s64 constant value in "
+                  "[-9223372036854775808, 9223372036854775807], got "
+                  "'9223372036854775808'"},
+        ErrorCase{"F32ConstantOutOfRange",
+                  "HloModule m\nENTRY e {\n"
+                  "  ROOT c = f32[] constant(1e39)\n}\n",
+                  "case.hlo:3:27: expected f32 constant value within the "
+                  "type's range, got '1e39'"},
+        ErrorCase{"BadComparisonType",
+                  "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                  "  ROOT c = pred[2] compare(p, p), direction=LT, "
+                  "type=FOO\n}\n",
+                  "case.hlo:4:54: expected comparison type (FLOAT, "
+                  "TOTALORDER, SIGNED, UNSIGNED), got 'FOO'"},
+        ErrorCase{"GatherIndexVectorDimNotAnInteger",
+                  "HloModule m\nENTRY e {\n  p = f32[4,3] parameter(0)\n"
+                  "  i = s32[2] parameter(1)\n"
+                  "  ROOT g = f32[2,3] gather(p, i), index_vector_dim={1}\n"
+                  "}\n",
+                  "case.hlo:5:52: expected index vector dimension, got '{'"},
+        ErrorCase{"BadBoolean",
+                  "HloModule m\nENTRY e {\n  p = f32[4,3] parameter(0)\n"
+                  "  i = s32[2] parameter(1)\n"
+                  "  ROOT g = f32[2,3] gather(p, i), indices_are_sorted=1\n"
+                  "}\n",
+                  "case.hlo:5:54: expected true or false, got '1'"}),
+    [](const ::testing::TestParamInfo<ErrorCase>& info) {
+      return info.param.name;
+    });
+
 TEST(HloParserSampleTest, JaxTrainStepParses) {
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseHloModuleFile(JaxSamplePath());
@@ -599,6 +675,69 @@ TEST(HloParserRoundTripTest, EveryAttribute) {
   EXPECT_THAT(printed, HasSubstr("constant({{0.1, -inf}, {nan, 1e-05}})"));
   EXPECT_THAT(printed, HasSubstr("operand_precision={highest,default}"));
   EXPECT_THAT(printed, HasSubstr("{1}: (0, {}, must-alias)"));
+}
+
+TEST(HloParserTest, GatherScatterAndCompareAttributes) {
+  const std::string text =
+      "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n"
+      "  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+      "ENTRY e {\n  x = f32[4,16,64] parameter(0)\n"
+      "  i = s32[4,16,1,1] parameter(1)\n"
+      "  g = f32[4,16,1] gather(x, i), offset_dims={}, "
+      "collapsed_slice_dims={2}, start_index_map={2}, "
+      "operand_batching_dims={0,1}, start_indices_batching_dims={0,1}, "
+      "index_vector_dim=3, slice_sizes={1,1,1}, indices_are_sorted=true\n"
+      "  sc = f32[4,16,64] scatter(x, i, g), update_window_dims={}, "
+      "inserted_window_dims={2}, scatter_dims_to_operand_dims={2}, "
+      "input_batching_dims={0,1}, scatter_indices_batching_dims={0,1}, "
+      "index_vector_dim=3, to_apply=add, unique_indices=true\n"
+      "  c = pred[4,16,64] compare(sc, x), direction=GE, type=TOTALORDER\n"
+      "  ROOT t = (pred[4,16,64], f32[4,16,1]) tuple(c, g)\n}\n";
+  std::unique_ptr<HloModule> module = ParseOrDie(text);
+  ASSERT_NE(module, nullptr);
+  const HloInstruction* gather = FindInstruction(*module, "g");
+  ASSERT_NE(gather, nullptr);
+  const GatherDimensionNumbers& g = gather->gather_dimension_numbers();
+  EXPECT_TRUE(g.offset_dims.empty());
+  EXPECT_EQ(g.collapsed_slice_dims, std::vector<int64_t>({2}));
+  EXPECT_EQ(g.start_index_map, std::vector<int64_t>({2}));
+  EXPECT_EQ(g.operand_batching_dims, std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(g.start_indices_batching_dims, std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(g.index_vector_dim, 3);
+  EXPECT_EQ(gather->gather_slice_sizes(), std::vector<int64_t>({1, 1, 1}));
+  EXPECT_TRUE(gather->indices_are_sorted());
+  const HloInstruction* scatter = FindInstruction(*module, "sc");
+  ASSERT_NE(scatter, nullptr);
+  const ScatterDimensionNumbers& d = scatter->scatter_dimension_numbers();
+  EXPECT_TRUE(d.update_window_dims.empty());
+  EXPECT_EQ(d.inserted_window_dims, std::vector<int64_t>({2}));
+  EXPECT_EQ(d.scatter_dims_to_operand_dims, std::vector<int64_t>({2}));
+  EXPECT_EQ(d.input_batching_dims, std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(d.scatter_indices_batching_dims, std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(d.index_vector_dim, 3);
+  EXPECT_EQ(scatter->to_apply()->name(), "add");
+  EXPECT_TRUE(scatter->unique_indices());
+  EXPECT_FALSE(scatter->indices_are_sorted());
+  const HloInstruction* compare = FindInstruction(*module, "c");
+  ASSERT_NE(compare, nullptr);
+  EXPECT_EQ(compare->comparison_direction(), ComparisonDirection::kGe);
+  EXPECT_EQ(compare->comparison_type(), ComparisonType::kTotalOrder);
+  // The line each instruction came from, for errors found later.
+  EXPECT_EQ(gather->SourceLocation(), "<hlo text>:12");
+  EXPECT_EQ(compare->SourceLocation(), "<hlo text>:14");
+  // Printed, everything reads back the same.
+  const std::string printed = module->ToString();
+  std::unique_ptr<HloModule> reparsed = ParseOrDie(printed);
+  ASSERT_NE(reparsed, nullptr);
+  EXPECT_EQ(reparsed->ToString(), printed);
+  EXPECT_THAT(printed, HasSubstr("operand_batching_dims={0,1}, "
+                                 "start_indices_batching_dims={0,1}, "
+                                 "index_vector_dim=3, slice_sizes={1,1,1}"));
+  EXPECT_THAT(printed, HasSubstr("indices_are_sorted=true"));
+  EXPECT_THAT(printed, HasSubstr("input_batching_dims={0,1}, "
+                                 "scatter_indices_batching_dims={0,1}"));
+  EXPECT_THAT(printed, HasSubstr("unique_indices=true"));
+  EXPECT_THAT(printed, HasSubstr("direction=GE, type=TOTALORDER"));
 }
 
 }  // namespace
