@@ -55,20 +55,6 @@ inline std::vector<Literal> Evaluate(const std::string& text,
   return result.ok() ? *std::move(result) : std::vector<Literal>();
 }
 
-// The text of a module whose entry has parameters of `param_shapes` (p0,
-// p1, ...) and root `root` (named r), after the computations `extra`.
-inline std::string EntryModule(const std::vector<std::string>& param_shapes,
-                               const std::string& root,
-                               const std::string& extra = "") {
-  std::string text = absl::StrCat("HloModule t\n\n", extra, "ENTRY e {\n");
-  for (size_t i = 0; i < param_shapes.size(); ++i) {
-    absl::StrAppend(&text, "  p", i, " = ", param_shapes[i], " parameter(", i,
-                    ")\n");
-  }
-  absl::StrAppend(&text, "  ROOT r = ", root, "\n}\n");
-  return text;
-}
-
 // The single output of EntryModule(param_shapes, root, extra) for `args`.
 inline std::vector<double> EvalRoot(
     const std::vector<std::string>& param_shapes, const std::string& root,

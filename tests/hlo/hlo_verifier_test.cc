@@ -19,13 +19,7 @@ const char kAdd[] =
 
 std::string Entry(const std::vector<std::string>& params,
                   const std::string& root, const std::string& extra = "") {
-  std::string text = absl::StrCat("HloModule v\n\n", extra, "ENTRY e {\n");
-  for (size_t i = 0; i < params.size(); ++i) {
-    absl::StrAppend(&text, "  p", i, " = ", params[i], " parameter(", i,
-                    ")\n");
-  }
-  absl::StrAppend(&text, "  ROOT r = ", root, "\n}\n");
-  return text;
+  return EntryModule(params, root, extra);
 }
 
 // An embedding lookup of f32[4,3] rows by s32[2,2] tokens, attributes

@@ -15,29 +15,52 @@
 namespace xla_lite::verifier_internal {
 namespace {
 
-// What gather and scatter share: how an index vector of the indices array
-// becomes an operand start, with XLA's names for each op.
+// What gather and scatter share, with XLA's names for each op: how an index
+// vector of the indices array becomes an operand start, and which operand
+// dimensions a slice (window) leaves out.
+struct IndexNames {
+  const char* window;
+  const char* collapsed;
+  const char* to_operand;
+  const char* operand_batching;
+  const char* indices_batching;
+};
+constexpr IndexNames kGatherNames = {"offset_dims", "collapsed_slice_dims",
+                                     "start_index_map", "operand_batching_dims",
+                                     "start_indices_batching_dims"};
+constexpr IndexNames kScatterNames = {
+    "update_window_dims", "inserted_window_dims",
+    "scatter_dims_to_operand_dims", "input_batching_dims",
+    "scatter_indices_batching_dims"};
+
 struct IndexSide {
+  const std::vector<int64_t>& window;
+  const std::vector<int64_t>& collapsed;
   const std::vector<int64_t>& to_operand;
   const std::vector<int64_t>& operand_batching;
   const std::vector<int64_t>& indices_batching;
   int64_t index_vector_dim;
-  const char* to_operand_name;
-  const char* operand_batching_name;
-  const char* indices_batching_name;
+  const IndexNames& names;
 };
 
 bool Contains(const std::vector<int64_t>& dims, int64_t d) {
   return std::find(dims.begin(), dims.end(), d) != dims.end();
 }
 
-// Checks the indices operand (operand `indices_operand`) against `side` and
-// returns the sizes of its batch dimensions (all but index_vector_dim).
+// Checks the operand dimension lists of `side` and the indices (operand
+// 1) against them; returns the sizes of the indices' batch dimensions (all
+// but index_vector_dim).
 absl::StatusOr<std::vector<int64_t>> CheckIndices(const Checker& c,
-                                                  int64_t indices_operand,
                                                   const IndexSide& side) {
   const Shape& operand = c.operand_shape(0);
-  const Shape& indices = c.operand_shape(indices_operand);
+  const Shape& indices = c.operand_shape(1);
+  RETURN_IF_ERROR(c.SortedDimensionList(side.collapsed, operand.rank(),
+                                        side.names.collapsed));
+  RETURN_IF_ERROR(c.SortedDimensionList(side.operand_batching, operand.rank(),
+                                        side.names.operand_batching));
+  RETURN_IF_ERROR(c.Disjoint(side.collapsed, side.names.collapsed,
+                             side.operand_batching,
+                             side.names.operand_batching));
   if (!primitive_util::IsIntegralType(indices.element_type())) {
     return c.Error(
         absl::StrCat("expected integer indices, got ", indices.ToString()));
@@ -52,27 +75,27 @@ absl::StatusOr<std::vector<int64_t>> CheckIndices(const Checker& c,
       ivd < indices.rank() ? indices.dimensions(ivd) : 1;
   if (static_cast<int64_t>(side.to_operand.size()) != vector_size) {
     return c.Error(absl::StrCat(
-        "expected ", side.to_operand_name, " ", Dims(side.to_operand),
+        "expected ", side.names.to_operand, " ", Dims(side.to_operand),
         " to have one entry per index vector element (", vector_size,
         ", dimension ", ivd, " of ", indices.ToString(), ")"));
   }
   RETURN_IF_ERROR(
-      c.DimensionList(side.to_operand, operand.rank(), side.to_operand_name));
-  RETURN_IF_ERROR(c.Disjoint(side.to_operand, side.to_operand_name,
+      c.DimensionList(side.to_operand, operand.rank(), side.names.to_operand));
+  RETURN_IF_ERROR(c.Disjoint(side.to_operand, side.names.to_operand,
                              side.operand_batching,
-                             side.operand_batching_name));
+                             side.names.operand_batching));
   RETURN_IF_ERROR(c.DimensionList(side.indices_batching, indices.rank(),
-                                  side.indices_batching_name));
+                                  side.names.indices_batching));
   if (Contains(side.indices_batching, ivd)) {
-    return c.Error(absl::StrCat("expected ", side.indices_batching_name, " ",
+    return c.Error(absl::StrCat("expected ", side.names.indices_batching, " ",
                                 Dims(side.indices_batching),
                                 " not to contain index_vector_dim ", ivd));
   }
   if (side.indices_batching.size() != side.operand_batching.size()) {
-    return c.Error(absl::StrCat("expected as many ", side.indices_batching_name,
-                                " ", Dims(side.indices_batching), " as ",
-                                side.operand_batching_name, " ",
-                                Dims(side.operand_batching)));
+    return c.Error(absl::StrCat(
+        "expected as many ", side.names.indices_batching, " ",
+        Dims(side.indices_batching), " as ", side.names.operand_batching, " ",
+        Dims(side.operand_batching)));
   }
   for (size_t i = 0; i < side.operand_batching.size(); ++i) {
     const int64_t o = side.operand_batching[i], x = side.indices_batching[i];
@@ -90,6 +113,18 @@ absl::StatusOr<std::vector<int64_t>> CheckIndices(const Checker& c,
     if (d != ivd) batch.push_back(indices.dimensions(d));
   }
   return batch;
+}
+
+// One window dimension per operand dimension the slice (window) spans.
+absl::Status CheckWindowCount(const Checker& c, const IndexSide& side,
+                              int64_t spanned) {
+  if (static_cast<int64_t>(side.window.size()) == spanned) {
+    return absl::OkStatus();
+  }
+  return c.Error(absl::StrCat(
+      "expected ", spanned, " ", side.names.window, " (operand rank ",
+      c.operand_shape(0).rank(), " less ", side.names.collapsed, " and ",
+      side.names.operand_batching, "), got ", Dims(side.window)));
 }
 
 // slice_sizes: one per operand dimension, within it, and at most 1 where
@@ -127,30 +162,18 @@ absl::Status CheckGather(const Checker& c) {
   RETURN_IF_ERROR(c.AllArrays());
   const GatherDimensionNumbers& d = c.instr().gather_dimension_numbers();
   const Shape& operand = c.operand_shape(0);
-  RETURN_IF_ERROR(c.SortedDimensionList(d.collapsed_slice_dims, operand.rank(),
-                                        "collapsed_slice_dims"));
-  RETURN_IF_ERROR(c.SortedDimensionList(d.operand_batching_dims, operand.rank(),
-                                        "operand_batching_dims"));
-  RETURN_IF_ERROR(c.Disjoint(d.collapsed_slice_dims, "collapsed_slice_dims",
-                             d.operand_batching_dims, "operand_batching_dims"));
-  ASSIGN_OR_RETURN(
-      std::vector<int64_t> batch,
-      CheckIndices(
-          c, 1,
-          {d.start_index_map, d.operand_batching_dims,
-           d.start_indices_batching_dims, d.index_vector_dim, "start_index_map",
-           "operand_batching_dims", "start_indices_batching_dims"}));
+  const IndexSide side{d.offset_dims,
+                       d.collapsed_slice_dims,
+                       d.start_index_map,
+                       d.operand_batching_dims,
+                       d.start_indices_batching_dims,
+                       d.index_vector_dim,
+                       kGatherNames};
+  ASSIGN_OR_RETURN(std::vector<int64_t> batch, CheckIndices(c, side));
   RETURN_IF_ERROR(CheckSliceSizes(c, d));
   const std::vector<int64_t> window =
       GatherOffsetOperandDims(d, operand.rank());
-  if (d.offset_dims.size() != window.size()) {
-    return c.Error(
-        absl::StrCat("expected ", window.size(), " offset_dims (operand rank ",
-                     operand.rank(),
-                     " less collapsed_slice_dims and operand_batching_dims)"
-                     ", got ",
-                     Dims(d.offset_dims)));
-  }
+  RETURN_IF_ERROR(CheckWindowCount(c, side, window.size()));
   const int64_t rank = window.size() + batch.size();
   RETURN_IF_ERROR(c.SortedDimensionList(d.offset_dims, rank, "offset_dims"));
   std::vector<int64_t> dims;
@@ -181,29 +204,17 @@ absl::Status CheckScatter(const Checker& c) {
   }
   RETURN_IF_ERROR(c.SortedDimensionList(d.update_window_dims, updates.rank(),
                                         "update_window_dims"));
-  RETURN_IF_ERROR(c.SortedDimensionList(d.inserted_window_dims, operand.rank(),
-                                        "inserted_window_dims"));
-  RETURN_IF_ERROR(c.SortedDimensionList(d.input_batching_dims, operand.rank(),
-                                        "input_batching_dims"));
-  RETURN_IF_ERROR(c.Disjoint(d.inserted_window_dims, "inserted_window_dims",
-                             d.input_batching_dims, "input_batching_dims"));
-  ASSIGN_OR_RETURN(
-      std::vector<int64_t> batch,
-      CheckIndices(c, 1,
-                   {d.scatter_dims_to_operand_dims, d.input_batching_dims,
-                    d.scatter_indices_batching_dims, d.index_vector_dim,
-                    "scatter_dims_to_operand_dims", "input_batching_dims",
-                    "scatter_indices_batching_dims"}));
+  const IndexSide side{d.update_window_dims,
+                       d.inserted_window_dims,
+                       d.scatter_dims_to_operand_dims,
+                       d.input_batching_dims,
+                       d.scatter_indices_batching_dims,
+                       d.index_vector_dim,
+                       kScatterNames};
+  ASSIGN_OR_RETURN(std::vector<int64_t> batch, CheckIndices(c, side));
   const std::vector<int64_t> window =
       ScatterWindowOperandDims(d, operand.rank());
-  if (d.update_window_dims.size() != window.size()) {
-    return c.Error(
-        absl::StrCat("expected ", window.size(),
-                     " update_window_dims (operand rank ", operand.rank(),
-                     " less inserted_window_dims and input_batching_dims)"
-                     ", got ",
-                     Dims(d.update_window_dims)));
-  }
+  RETURN_IF_ERROR(CheckWindowCount(c, side, window.size()));
   std::vector<int64_t> expected;  // updates' dimensions, a window's at most
   for (int64_t i = 0, w = 0, b = 0;
        i < static_cast<int64_t>(window.size() + batch.size()); ++i) {
@@ -219,8 +230,7 @@ absl::Status CheckScatter(const Checker& c) {
   }
   if (!fits) {
     return c.Error(absl::StrCat(
-        "expected updates of rank ", expected.size(),
-        " with scatter "
+        "expected updates of rank ", expected.size(), " with scatter ",
         "dimensions as the indices' and windows within the operand (at most ",
         Shape::Array(updates.element_type(), expected).ToString(), "), got ",
         updates.ToString()));
