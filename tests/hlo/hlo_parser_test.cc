@@ -740,5 +740,16 @@ TEST(HloParserTest, GatherScatterAndCompareAttributes) {
   EXPECT_THAT(printed, HasSubstr("direction=GE, type=TOTALORDER"));
 }
 
+// The transformer exports print and read back as they were.
+TEST(HloParserRoundTripTest, TransformerTiny) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModuleFile(
+      RunfilePath("configs/models/transformer_tiny/train_step.hlo"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string text = (*module)->ToString();
+  std::unique_ptr<HloModule> reparsed = ParseOrDie(text);
+  ASSERT_NE(reparsed, nullptr);
+  EXPECT_EQ(reparsed->ToString(), text);
+}
+
 }  // namespace
 }  // namespace xla_lite
