@@ -1,6 +1,8 @@
 // gather and scatter in the forms JAX emits, on inputs small enough that
 // every expected value is worked out by hand in the comments.
+#include <cctype>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -236,6 +238,74 @@ TEST(EvaluatorScatterTest, VariadicScatterIsUnimplementedWithItsLine) {
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(out.status().message(), HasSubstr("<hlo text>:15:"));
   EXPECT_THAT(out.status().message(), HasSubstr("variadic scatter"));
+}
+
+// Hostile attributes: every number after the operand list of these gathers
+// and scatters replaced in turn by each of a few values. Whatever parses,
+// the verifier either refuses with a message or accepts, and what it
+// accepts evaluates (with indices in and out of range) without failing.
+// Under ASan this also shows no access strays outside an array.
+TEST(EvaluatorIndexingTest, MutatedAttributesAreRefusedOrEvaluated) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bases = {
+      {{"f32[4,3]", "s32[2,2]"},
+       "f32[2,2,3] gather(p0, p1), offset_dims={2}, collapsed_slice_dims={0}, "
+       "start_index_map={0}, index_vector_dim=2, slice_sizes={1,3}"},
+      {{"f32[2,2,3]", "s32[2,2,1,1]"},
+       "f32[2,2,1] gather(p0, p1), offset_dims={}, collapsed_slice_dims={2}, "
+       "start_index_map={2}, operand_batching_dims={0,1}, "
+       "start_indices_batching_dims={0,1}, index_vector_dim=3, "
+       "slice_sizes={1,1,1}"},
+      {{"f32[4,2]", "s32[5]", "f32[5,2]"},
+       "f32[4,2] scatter(p0, p1, p2), update_window_dims={1}, "
+       "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+       "index_vector_dim=1, to_apply=add"},
+      {{"f32[2,3]", "s32[2,2,1]", "f32[2,2]"},
+       "f32[2,3] scatter(p0, p1, p2), update_window_dims={}, "
+       "inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, "
+       "input_batching_dims={0}, scatter_indices_batching_dims={0}, "
+       "index_vector_dim=2, to_apply=add"},
+  };
+  int accepted = 0, refused = 0;
+  for (const auto& [params, root] : bases) {
+    const size_t attributes = root.find("), ");
+    for (size_t pos = attributes; pos < root.size(); ++pos) {
+      if (!std::isdigit(static_cast<unsigned char>(root[pos])) ||
+          std::isdigit(static_cast<unsigned char>(root[pos - 1]))) {
+        continue;
+      }
+      for (const char* value : {"-1", "0", "1", "2", "3", "7"}) {
+        const std::string mutated =
+            root.substr(0, pos) + value + root.substr(pos + 1);
+        absl::StatusOr<std::unique_ptr<HloModule>> module =
+            ParseHloModule(EntryModule(params, mutated, kAdd));
+        if (!module.ok()) continue;
+        absl::Status verified = VerifyHloModule(**module);
+        if (!verified.ok()) {
+          EXPECT_EQ(verified.code(), absl::StatusCode::kInvalidArgument)
+              << mutated << ": " << verified;
+          ++refused;
+          continue;
+        }
+        ++accepted;
+        std::vector<Literal> args;
+        for (const HloInstruction* param :
+             (*module)->entry_computation()->parameter_instructions()) {
+          Literal arg(param->shape());
+          for (int64_t i = 0; i < arg.element_count(); ++i) {
+            arg.SetFromDouble(i, i % 7 - 2);
+          }
+          args.push_back(std::move(arg));
+        }
+        absl::StatusOr<std::vector<Literal>> out =
+            EvaluateModule(**module, args);
+        EXPECT_TRUE(out.ok()) << mutated << ": " << out.status();
+      }
+    }
+  }
+  // Most mutations break the op; some (a different index, an equivalent
+  // index_vector_dim) keep it well-formed.
+  EXPECT_GT(refused, accepted);
+  EXPECT_GT(accepted, 0);
 }
 
 }  // namespace

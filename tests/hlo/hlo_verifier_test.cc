@@ -315,6 +315,11 @@ INSTANTIATE_TEST_SUITE_P(
                 Entry({"f32[4,2]", "s32[5]", "f32[4,2]"},
                       Scatter("f32[4,2]", ""), kAdd),
                 {"scatter dimensions as the indices'", "got f32[4,2]"}},
+        BadCase{"ScatterUpdatesRank",
+                Entry({"f32[4,2]", "s32[5]", "f32[5,1,1,1,2]"},
+                      Scatter("f32[4,2]", "update_window_dims={4}"), kAdd),
+                {"expected updates of rank 2 (1 window and 1 scatter "
+                 "dimensions), got f32[5,1,1,1,2]"}},
         BadCase{"ScatterInsertedDimOutOfRange",
                 Entry(kScatterParams,
                       Scatter("f32[4,2]", "inserted_window_dims={2}"), kAdd),

@@ -215,24 +215,31 @@ absl::Status CheckScatter(const Checker& c) {
   const std::vector<int64_t> window =
       ScatterWindowOperandDims(d, operand.rank());
   RETURN_IF_ERROR(CheckWindowCount(c, side, window.size()));
-  std::vector<int64_t> expected;  // updates' dimensions, a window's at most
-  for (int64_t i = 0, w = 0, b = 0;
-       i < static_cast<int64_t>(window.size() + batch.size()); ++i) {
-    expected.push_back(Contains(d.update_window_dims, i)
-                           ? operand.dimensions(window[w++])
-                           : batch[b++]);
+  // updates' dimensions: the indices' batch dimensions, and windows at
+  // most as large as the operand dimensions they span.
+  const int64_t rank = window.size() + batch.size();
+  if (updates.rank() != rank) {
+    return c.Error(absl::StrCat(
+        "expected updates of rank ", rank, " (", window.size(), " window and ",
+        batch.size(), " scatter dimensions), got ", updates.ToString()));
   }
-  bool fits = updates.rank() == static_cast<int64_t>(expected.size());
-  for (int64_t i = 0; fits && i < updates.rank(); ++i) {
+  std::vector<int64_t> largest;
+  for (int64_t i = 0, w = 0, b = 0; i < rank; ++i) {
+    largest.push_back(Contains(d.update_window_dims, i)
+                          ? operand.dimensions(window[w++])
+                          : batch[b++]);
+  }
+  bool fits = true;
+  for (int64_t i = 0; fits && i < rank; ++i) {
     fits = Contains(d.update_window_dims, i)
-               ? updates.dimensions(i) <= expected[i]
-               : updates.dimensions(i) == expected[i];
+               ? updates.dimensions(i) <= largest[i]
+               : updates.dimensions(i) == largest[i];
   }
   if (!fits) {
     return c.Error(absl::StrCat(
-        "expected updates of rank ", expected.size(), " with scatter ",
-        "dimensions as the indices' and windows within the operand (at most ",
-        Shape::Array(updates.element_type(), expected).ToString(), "), got ",
+        "expected updates with scatter dimensions as the indices' and ",
+        "windows within the operand (at most ",
+        Shape::Array(updates.element_type(), largest).ToString(), "), got ",
         updates.ToString()));
   }
   RETURN_IF_ERROR(
