@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/hlo/evaluator_test_util.h"
 #include "tests/hlo/hlo_test_util.h"
 
 namespace xla_lite {
@@ -17,55 +18,6 @@ namespace {
 
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
-
-::testing::Matcher<std::vector<double>> Is(std::vector<double> expected) {
-  return ::testing::ElementsAreArray(expected);
-}
-
-const double kInf = std::numeric_limits<double>::infinity();
-
-Literal Make(PrimitiveType type, std::vector<int64_t> dims,
-             std::vector<double> values) {
-  return Literal::FromDoubles(Shape::Array(type, std::move(dims)), values);
-}
-Literal F32(std::vector<int64_t> dims, std::vector<double> values) {
-  return Make(PrimitiveType::F32, std::move(dims), std::move(values));
-}
-
-std::vector<double> Values(const Literal& literal) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < literal.element_count(); ++i) {
-    values.push_back(literal.GetAsDouble(i));
-  }
-  return values;
-}
-
-// Evaluates `text` and returns its (flattened) outputs.
-std::vector<Literal> Evaluate(const std::string& text,
-                              const std::vector<Literal>& args) {
-  std::unique_ptr<HloModule> module = ParseOrDie(text);
-  if (module == nullptr) return {};
-  absl::StatusOr<std::vector<Literal>> result = EvaluateModule(*module, args);
-  EXPECT_TRUE(result.ok()) << result.status();
-  return result.ok() ? *std::move(result) : std::vector<Literal>();
-}
-
-// The single output of an entry with parameters of `param_shapes` and root
-// `root` (its operands are p0, p1, ...).
-std::vector<double> EvalRoot(const std::vector<std::string>& param_shapes,
-                             const std::string& root,
-                             const std::vector<Literal>& args,
-                             const std::string& extra = "") {
-  std::string text = absl::StrCat("HloModule t\n\n", extra, "ENTRY e {\n");
-  for (size_t i = 0; i < param_shapes.size(); ++i) {
-    absl::StrAppend(&text, "  p", i, " = ", param_shapes[i], " parameter(",
-                    i, ")\n");
-  }
-  absl::StrAppend(&text, "  ROOT r = ", root, "\n}\n");
-  std::vector<Literal> outputs = Evaluate(text, args);
-  EXPECT_EQ(outputs.size(), 1) << text;
-  return outputs.empty() ? std::vector<double>() : Values(outputs[0]);
-}
 
 std::vector<double> Unary(const std::string& op, std::vector<double> x) {
   const std::string shape = absl::StrCat("f32[", x.size(), "]");

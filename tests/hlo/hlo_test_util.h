@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -12,19 +13,39 @@
 
 namespace xla_lite {
 
-// A file of tests/hlo/testdata: under Bazel's runfiles when run by
-// `bazel test`, relative to the working directory otherwise.
-inline std::string TestDataPath(const std::string& name) {
+// A file of the workspace (e.g. "configs/models/x"): under Bazel's
+// runfiles when run by `bazel test`, relative to the working directory
+// otherwise.
+inline std::string RunfilePath(const std::string& path) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
   if (srcdir != nullptr && workspace != nullptr) {
-    return absl::StrCat(srcdir, "/", workspace, "/tests/hlo/testdata/", name);
+    return absl::StrCat(srcdir, "/", workspace, "/", path);
   }
-  return absl::StrCat("tests/hlo/testdata/", name);
+  return path;
+}
+
+// A file of tests/hlo/testdata.
+inline std::string TestDataPath(const std::string& name) {
+  return RunfilePath(absl::StrCat("tests/hlo/testdata/", name));
 }
 
 inline std::string JaxSamplePath() {
   return TestDataPath("jax_mlp_train_step.hlo");
+}
+
+// The text of a module whose entry has parameters of `param_shapes` (p0,
+// p1, ...) and root `root` (named r), after the computations `extra`.
+inline std::string EntryModule(const std::vector<std::string>& param_shapes,
+                               const std::string& root,
+                               const std::string& extra = "") {
+  std::string text = absl::StrCat("HloModule t\n\n", extra, "ENTRY e {\n");
+  for (size_t i = 0; i < param_shapes.size(); ++i) {
+    absl::StrAppend(&text, "  p", i, " = ", param_shapes[i], " parameter(", i,
+                    ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT r = ", root, "\n}\n");
+  return text;
 }
 
 // Parses `text` or fails the test with the parser's error.

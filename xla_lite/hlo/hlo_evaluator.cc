@@ -40,14 +40,39 @@ class Evaluator {
       const HloInstruction& instr,
       const absl::flat_hash_map<const HloInstruction*, Value>& values,
       const std::vector<const Value*>& arguments);
+  // What only this class can evaluate: ops that apply a computation.
+  absl::StatusOr<Value> EvaluateApplying(
+      const HloInstruction& instr, const std::vector<const Value*>& operands);
   absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instr,
                                          const Literal& operand,
                                          const Literal& init);
-  // acc = to_apply(acc, operand[index]), both scalars of one type.
-  absl::Status Accumulate(const HloComputation& to_apply,
-                          const Literal& operand, int64_t index,
-                          Literal* acc);
+  // to_apply as a function of two elements.
+  evaluator_internal::ScalarCombiner CombinerFor(
+      const HloComputation& to_apply);
 };
+
+// Errors of an instruction name it and the line it came from. A call's
+// errors come from inside the callee, which names its own instruction.
+absl::Status Annotate(const HloInstruction& instr, const absl::Status& status) {
+  if (status.ok() || instr.opcode() == HloOpcode::kCall ||
+      instr.opcode() == HloOpcode::kFusion) {
+    return status;
+  }
+  std::string where = instr.SourceLocation();
+  if (!where.empty()) absl::StrAppend(&where, ": ");
+  return absl::Status(
+      status.code(),
+      absl::StrCat(where, "instruction '", instr.name(), "' (",
+                   HloOpcodeString(instr.opcode()), "): ", status.message()));
+}
+
+// Element `index` of `array` as a scalar literal.
+Literal ElementAt(const Literal& array, int64_t index) {
+  const int64_t width = primitive_util::ByteWidth(array.shape().element_type());
+  const uint8_t* element = array.bytes().data() + index * width;
+  return Literal(Shape::Array(array.shape().element_type(), {}),
+                 std::vector<uint8_t>(element, element + width));
+}
 
 absl::StatusOr<Value> Evaluator::Evaluate(const HloComputation& computation,
                                           std::vector<const Value*> arguments) {
@@ -58,8 +83,10 @@ absl::StatusOr<Value> Evaluator::Evaluate(const HloComputation& computation,
   }
   absl::flat_hash_map<const HloInstruction*, Value> values;
   for (const HloInstruction* instr : computation.MakeInstructionPostOrder()) {
-    ASSIGN_OR_RETURN(Value value,
-                     EvaluateInstruction(*instr, values, arguments));
+    absl::StatusOr<Value> evaluated =
+        EvaluateInstruction(*instr, values, arguments);
+    RETURN_IF_ERROR(Annotate(*instr, evaluated.status()));
+    Value value = *std::move(evaluated);
     VLOG(5) << instr->name() << " = "
             << (value.is_tuple ? std::string("(tuple)")
                                : value.array.ToString());
@@ -95,15 +122,12 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
       return operands[0]->elements.at(instr.tuple_index());
     case HloOpcode::kCall:
     case HloOpcode::kFusion:
-      return Evaluate(*instr.to_apply(), operands);
-    case HloOpcode::kReduce: {
-      if (instr.operand_count() != 2) {
-        return absl::UnimplementedError(absl::StrCat(
-            "evaluator: variadic reduce ", instr.name(), " (",
-            instr.operand_count() / 2, " operands); only one is supported"));
-      }
-      ASSIGN_OR_RETURN(result.array,
-                       EvaluateReduce(instr, *arrays[0], *arrays[1]));
+    case HloOpcode::kReduce:
+    case HloOpcode::kScatter:
+      return EvaluateApplying(instr, operands);
+    case HloOpcode::kGather: {
+      ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateGather(
+                                         instr, *arrays[0], *arrays[1]));
       return result;
     }
     case HloOpcode::kDot: {
@@ -124,6 +148,35 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
   return result;
 }
 
+absl::StatusOr<Value> Evaluator::EvaluateApplying(
+    const HloInstruction& instr, const std::vector<const Value*>& operands) {
+  if (instr.opcode() == HloOpcode::kCall ||
+      instr.opcode() == HloOpcode::kFusion) {
+    return Evaluate(*instr.to_apply(), operands);
+  }
+  Value result;
+  if (instr.opcode() == HloOpcode::kReduce) {
+    if (instr.operand_count() != 2) {
+      return absl::UnimplementedError(absl::StrCat(
+          "evaluator: variadic reduce (", instr.operand_count() / 2,
+          " operands); only one is supported"));
+    }
+    ASSIGN_OR_RETURN(result.array, EvaluateReduce(instr, operands[0]->array,
+                                                  operands[1]->array));
+    return result;
+  }
+  if (instr.operand_count() != 3) {
+    return absl::UnimplementedError(
+        absl::StrCat("evaluator: variadic scatter (", instr.operand_count() / 2,
+                     " operands); only one is supported"));
+  }
+  ASSIGN_OR_RETURN(result.array,
+                   evaluator_internal::EvaluateScatter(
+                       instr, operands[0]->array, operands[1]->array,
+                       operands[2]->array, CombinerFor(*instr.to_apply())));
+  return result;
+}
+
 absl::StatusOr<Literal> Evaluator::EvaluateReduce(const HloInstruction& instr,
                                                   const Literal& operand,
                                                   const Literal& init) {
@@ -139,6 +192,8 @@ absl::StatusOr<Literal> Evaluator::EvaluateReduce(const HloInstruction& instr,
 
   Literal out(instr.shape());
   const Shape scalar = Shape::Array(init.shape().element_type(), {});
+  const evaluator_internal::ScalarCombiner combine =
+      CombinerFor(*instr.to_apply());
   for (int64_t o = 0; o < out.element_count(); ++o) {
     std::vector<int64_t> out_index = MultiIndex(out.shape().dimensions(), o);
     std::vector<int64_t> index(in_dims.size());
@@ -153,7 +208,7 @@ absl::StatusOr<Literal> Evaluator::EvaluateReduce(const HloInstruction& instr,
         index[instr.dimensions(k)] = reduced_index[k];
       }
       int64_t linear = evaluator_internal::LinearIndex(in_dims, index);
-      RETURN_IF_ERROR(Accumulate(*instr.to_apply(), operand, linear, &acc));
+      RETURN_IF_ERROR(combine(acc, 0, operand, linear, &acc, 0));
     }
     std::memcpy(out.mutable_bytes().data() + o * acc.bytes().size(),
                 acc.bytes().data(), acc.bytes().size());
@@ -161,26 +216,32 @@ absl::StatusOr<Literal> Evaluator::EvaluateReduce(const HloInstruction& instr,
   return out;
 }
 
-absl::Status Evaluator::Accumulate(const HloComputation& to_apply,
-                                   const Literal& operand, int64_t index,
-                                   Literal* acc) {
+evaluator_internal::ScalarCombiner Evaluator::CombinerFor(
+    const HloComputation& to_apply) {
   // The usual reducer, one binary op of its two parameters, is applied
   // directly; anything else is evaluated as a computation.
   const HloInstruction* root = to_apply.root_instruction();
   if (IsElementwiseBinary(root->opcode()) &&
       root->operand(0) == to_apply.parameter_instructions()[0] &&
       root->operand(1) == to_apply.parameter_instructions()[1]) {
-    return ApplyBinaryElement(root->opcode(), *acc, 0, operand, index, acc, 0);
+    const HloOpcode opcode = root->opcode();
+    return [opcode](const Literal& a, int64_t a_index, const Literal& b,
+                    int64_t b_index, Literal* out, int64_t out_index) {
+      return ApplyBinaryElement(opcode, a, a_index, b, b_index, out, out_index);
+    };
   }
-  const int64_t width = acc->bytes().size();
-  const uint8_t* element = operand.bytes().data() + index * width;
-  Value lhs, rhs;
-  lhs.array = *acc;
-  rhs.array = Literal(acc->shape(), std::vector<uint8_t>(element,
-                                                         element + width));
-  ASSIGN_OR_RETURN(Value result, Evaluate(to_apply, {&lhs, &rhs}));
-  *acc = std::move(result.array);
-  return absl::OkStatus();
+  return [this, &to_apply](const Literal& a, int64_t a_index, const Literal& b,
+                           int64_t b_index, Literal* out,
+                           int64_t out_index) -> absl::Status {
+    Value lhs, rhs;
+    lhs.array = ElementAt(a, a_index);
+    rhs.array = ElementAt(b, b_index);
+    ASSIGN_OR_RETURN(Value result, Evaluate(to_apply, {&lhs, &rhs}));
+    const int64_t width = result.array.bytes().size();
+    std::memcpy(out->mutable_bytes().data() + out_index * width,
+                result.array.bytes().data(), width);
+    return absl::OkStatus();
+  };
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -209,12 +210,26 @@ void EvaluateConvert(const Literal& x, Literal* out) {
   }
 }
 
-void EvaluateCompare(ComparisonDirection direction, const Literal& a,
+// TOTALORDER's key: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, the
+// order of the bits as a sign-magnitude integer.
+int64_t TotalOrderKey(double x) {
+  int64_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+}
+
+void EvaluateCompare(const HloInstruction& instr, const Literal& a,
                      const Literal& b, Literal* out) {
+  const ComparisonDirection direction = instr.comparison_direction();
   const PrimitiveType type = a.shape().element_type();
+  const bool total_order =
+      instr.comparison_type() == ComparisonType::kTotalOrder;
   for (int64_t i = 0; i < out->element_count(); ++i) {
     bool result;
-    if (primitive_util::IsFloatingPointType(type)) {
+    if (total_order) {
+      result = Compare(direction, TotalOrderKey(a.GetAsDouble(i)),
+                       TotalOrderKey(b.GetAsDouble(i)));
+    } else if (primitive_util::IsFloatingPointType(type)) {
       result = Compare(direction, a.GetAsDouble(i), b.GetAsDouble(i));
     } else if (type == PrimitiveType::U64) {
       result = Compare(direction, static_cast<uint64_t>(a.GetAsInt64(i)),
@@ -294,8 +309,7 @@ absl::StatusOr<Literal> EvaluateElementwise(
   } else if (opcode == HloOpcode::kConvert) {
     EvaluateConvert(*operands[0], &out);
   } else if (opcode == HloOpcode::kCompare) {
-    EvaluateCompare(instr.comparison_direction(), *operands[0], *operands[1],
-                    &out);
+    EvaluateCompare(instr, *operands[0], *operands[1], &out);
   } else if (opcode == HloOpcode::kSelect) {
     EvaluateSelect(*operands[0], *operands[1], *operands[2], &out);
   } else if (opcode == HloOpcode::kClamp) {

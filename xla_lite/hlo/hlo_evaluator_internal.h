@@ -5,6 +5,7 @@
 // logical (row-major) arrays whatever the layouts in the text.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,6 +43,53 @@ absl::StatusOr<Literal> EvaluateDataMovement(
 // (int64 for integers) and rounded once.
 absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
                                     const Literal& lhs, const Literal& rhs);
+
+// out[out_index] = f(a[a_index], b[b_index]) for the scalar computation f
+// of a reduce or scatter (its to_apply); `out` may be `a`.
+using ScalarCombiner = std::function<absl::Status(
+    const Literal& a, int64_t a_index, const Literal& b, int64_t b_index,
+    Literal* out, int64_t out_index)>;
+
+// Where a gather's slice or a scatter's window starts in the operand, for
+// one index into the indices array without its index_vector_dim (a "batch
+// index"): indices[batch index, k] along to_operand[k], and the batch index
+// itself along each operand batching dimension, whose partner is a
+// dimension of the indices. Dimensions neither name start at 0.
+class SliceStarts {
+ public:
+  SliceStarts(const Literal& indices, int64_t index_vector_dim,
+              const std::vector<int64_t>& to_operand,
+              const std::vector<int64_t>& operand_batching_dims,
+              const std::vector<int64_t>& indices_batching_dims,
+              int64_t operand_rank);
+
+  // Unclamped: indices may point anywhere; the caller applies its op's rule.
+  std::vector<int64_t> Start(const std::vector<int64_t>& batch_index) const;
+
+ private:
+  const Literal& indices_;
+  const int64_t index_vector_dim_;
+  const std::vector<int64_t>& to_operand_;
+  const std::vector<int64_t>& operand_batching_dims_;
+  // For each operand batching dimension, its position in a batch index.
+  std::vector<int64_t> batch_positions_;
+  const int64_t operand_rank_;
+};
+
+// gather: each start clamped so that the whole slice lies in the operand,
+// as XLA does.
+absl::StatusOr<Literal> EvaluateGather(const HloInstruction& instr,
+                                       const Literal& operand,
+                                       const Literal& indices);
+
+// scatter of one operand: updates combined into a copy of the operand in
+// row-major order of the updates; an update window that does not lie
+// wholly within the operand is dropped, as XLA does.
+absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instr,
+                                        const Literal& operand,
+                                        const Literal& indices,
+                                        const Literal& updates,
+                                        const ScalarCombiner& combine);
 
 }  // namespace xla_lite::evaluator_internal
 

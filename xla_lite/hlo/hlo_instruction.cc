@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/hlo/hlo_module.h"
 
 namespace xla_lite {
 namespace {
@@ -33,6 +34,20 @@ const char* PrecisionString(PrecisionConfig precision) {
   return "default";
 }
 
+// 0..rank-1 without the dimensions of `a` and `b`.
+std::vector<int64_t> DimensionsOutside(int64_t rank,
+                                       const std::vector<int64_t>& a,
+                                       const std::vector<int64_t>& b) {
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(a.begin(), a.end(), d) == a.end() &&
+        std::find(b.begin(), b.end(), d) == b.end()) {
+      kept.push_back(d);
+    }
+  }
+  return kept;
+}
+
 std::string Braced(const std::vector<int64_t>& values) {
   return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
@@ -47,6 +62,57 @@ std::string SliceString(const std::vector<SliceDimension>& slice) {
                       absl::StrAppend(out, "]");
                     }),
       "}");
+}
+
+void AppendDims(absl::string_view key, const std::vector<int64_t>& dims,
+                std::vector<std::string>* attrs) {
+  attrs->push_back(absl::StrCat(key, "=", Braced(dims)));
+}
+
+// Batching dimensions are printed only when there are some, as XLA does.
+void AppendGatherAttributes(const HloInstruction& instr,
+                            std::vector<std::string>* attrs) {
+  const GatherDimensionNumbers& d = instr.gather_dimension_numbers();
+  AppendDims("offset_dims", d.offset_dims, attrs);
+  AppendDims("collapsed_slice_dims", d.collapsed_slice_dims, attrs);
+  AppendDims("start_index_map", d.start_index_map, attrs);
+  if (!d.operand_batching_dims.empty()) {
+    AppendDims("operand_batching_dims", d.operand_batching_dims, attrs);
+  }
+  if (!d.start_indices_batching_dims.empty()) {
+    AppendDims("start_indices_batching_dims", d.start_indices_batching_dims,
+               attrs);
+  }
+  attrs->push_back(absl::StrCat("index_vector_dim=", d.index_vector_dim));
+  AppendDims("slice_sizes", instr.gather_slice_sizes(), attrs);
+}
+
+void AppendScatterAttributes(const HloInstruction& instr,
+                             std::vector<std::string>* attrs) {
+  const ScatterDimensionNumbers& d = instr.scatter_dimension_numbers();
+  AppendDims("update_window_dims", d.update_window_dims, attrs);
+  AppendDims("inserted_window_dims", d.inserted_window_dims, attrs);
+  AppendDims("scatter_dims_to_operand_dims", d.scatter_dims_to_operand_dims,
+             attrs);
+  if (!d.input_batching_dims.empty()) {
+    AppendDims("input_batching_dims", d.input_batching_dims, attrs);
+  }
+  if (!d.scatter_indices_batching_dims.empty()) {
+    AppendDims("scatter_indices_batching_dims", d.scatter_indices_batching_dims,
+               attrs);
+  }
+  attrs->push_back(absl::StrCat("index_vector_dim=", d.index_vector_dim));
+  if (instr.unique_indices()) attrs->push_back("unique_indices=true");
+}
+
+void AppendCompareAttributes(const HloInstruction& instr,
+                             std::vector<std::string>* attrs) {
+  attrs->push_back(absl::StrCat(
+      "direction=", ComparisonDirectionString(instr.comparison_direction())));
+  if (instr.comparison_type().has_value()) {
+    attrs->push_back(
+        absl::StrCat("type=", ComparisonTypeString(*instr.comparison_type())));
+  }
 }
 
 // The attributes after the operand list, in the parser's syntax.
@@ -67,8 +133,13 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
       attrs.push_back(absl::StrCat("index=", instr.tuple_index()));
       break;
     case HloOpcode::kCompare:
-      attrs.push_back(absl::StrCat(
-          "direction=", ComparisonDirectionString(instr.comparison_direction())));
+      AppendCompareAttributes(instr, &attrs);
+      break;
+    case HloOpcode::kGather:
+      AppendGatherAttributes(instr, &attrs);
+      break;
+    case HloOpcode::kScatter:
+      AppendScatterAttributes(instr, &attrs);
       break;
     case HloOpcode::kSlice:
       attrs.push_back(
@@ -107,6 +178,7 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
         instr.opcode() == HloOpcode::kFusion ? "calls=%" : "to_apply=%";
     attrs.push_back(absl::StrCat(key, instr.to_apply()->name()));
   }
+  if (instr.indices_are_sorted()) attrs.push_back("indices_are_sorted=true");
   return attrs;
 }
 
@@ -128,6 +200,32 @@ const char* ComparisonDirectionString(ComparisonDirection direction) {
       return "GE";
   }
   return "EQ";
+}
+
+std::vector<int64_t> GatherOffsetOperandDims(const GatherDimensionNumbers& d,
+                                             int64_t operand_rank) {
+  return DimensionsOutside(operand_rank, d.collapsed_slice_dims,
+                           d.operand_batching_dims);
+}
+
+std::vector<int64_t> ScatterWindowOperandDims(const ScatterDimensionNumbers& d,
+                                              int64_t operand_rank) {
+  return DimensionsOutside(operand_rank, d.inserted_window_dims,
+                           d.input_batching_dims);
+}
+
+const char* ComparisonTypeString(ComparisonType type) {
+  switch (type) {
+    case ComparisonType::kFloat:
+      return "FLOAT";
+    case ComparisonType::kTotalOrder:
+      return "TOTALORDER";
+    case ComparisonType::kSigned:
+      return "SIGNED";
+    case ComparisonType::kUnsigned:
+      return "UNSIGNED";
+  }
+  return "FLOAT";
 }
 
 HloInstruction::HloInstruction(HloOpcode opcode, Shape shape, std::string name)
@@ -162,6 +260,14 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   std::vector<HloInstruction*> users = users_;
   for (HloInstruction* user : users) user->ReplaceOperandWith(this, replacement);
   if (IsRoot()) parent_->set_root_instruction(replacement);
+}
+
+std::string HloInstruction::SourceLocation() const {
+  if (source_line_ <= 0 || parent_ == nullptr || parent_->parent() == nullptr ||
+      parent_->parent()->source_name().empty()) {
+    return "";
+  }
+  return absl::StrCat(parent_->parent()->source_name(), ":", source_line_);
 }
 
 bool HloInstruction::IsRoot() const {

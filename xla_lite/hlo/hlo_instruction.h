@@ -19,6 +19,12 @@ class HloComputation;
 enum class ComparisonDirection { kEq, kNe, kLt, kLe, kGt, kGe };
 const char* ComparisonDirectionString(ComparisonDirection direction);
 
+// compare's type=: how elements are ordered. Without it the element type
+// decides (FLOAT for floating point, SIGNED for signed integers, UNSIGNED
+// for unsigned integers and pred), as in XLA.
+enum class ComparisonType { kFloat, kTotalOrder, kSigned, kUnsigned };
+const char* ComparisonTypeString(ComparisonType type);
+
 struct DotDimensionNumbers {
   std::vector<int64_t> lhs_contracting_dimensions;
   std::vector<int64_t> rhs_contracting_dimensions;
@@ -33,6 +39,51 @@ enum class PrecisionConfig { kDefault, kHigh, kHighest };
 struct SliceDimension {
   int64_t start = 0, limit = 0, stride = 1;
 };
+
+// gather's dimension numbers, with XLA's names and meaning. The output's
+// dimensions are offset_dims (positions within a slice) and batch
+// dimensions (the others, one per start_indices dimension other than
+// index_vector_dim, in order). The slice for a batch index starts at
+// start_indices[batch index, :] along the operand dimensions
+// start_index_map, and at the batch index itself along
+// operand_batching_dims (paired with start_indices_batching_dims).
+// collapsed_slice_dims and operand_batching_dims are slice dimensions of
+// size 1 that the output leaves out. index_vector_dim may equal the rank of
+// start_indices (an implicit trailing dimension of size 1).
+struct GatherDimensionNumbers {
+  std::vector<int64_t> offset_dims;
+  std::vector<int64_t> collapsed_slice_dims;
+  std::vector<int64_t> start_index_map;
+  std::vector<int64_t> operand_batching_dims;
+  std::vector<int64_t> start_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+};
+
+// scatter's dimension numbers, the mirror image of gather's: updates
+// dimensions are update_window_dims (positions within a window) and scatter
+// dimensions (one per scatter_indices dimension other than
+// index_vector_dim); scatter_dims_to_operand_dims plays start_index_map,
+// inserted_window_dims collapsed_slice_dims, and input_batching_dims with
+// scatter_indices_batching_dims the batching pairs.
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> update_window_dims;
+  std::vector<int64_t> inserted_window_dims;
+  std::vector<int64_t> scatter_dims_to_operand_dims;
+  std::vector<int64_t> input_batching_dims;
+  std::vector<int64_t> scatter_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+};
+
+// The operand dimensions a gather's slice keeps in the output, ascending:
+// offset_dims[k] is the output dimension of the k-th. All but
+// collapsed_slice_dims and operand_batching_dims.
+std::vector<int64_t> GatherOffsetOperandDims(const GatherDimensionNumbers& d,
+                                             int64_t operand_rank);
+// The operand dimensions a scatter's update window spans, ascending:
+// update_window_dims[k] is the updates dimension of the k-th. All but
+// inserted_window_dims and input_batching_dims.
+std::vector<int64_t> ScatterWindowOperandDims(const ScatterDimensionNumbers& d,
+                                              int64_t operand_rank);
 
 // One operation of a computation. Instructions are owned by their
 // computation; operands and users are plain pointers into the same
@@ -95,9 +146,41 @@ class HloInstruction {
   void set_operand_precision(std::vector<PrecisionConfig> p) {
     precision_ = std::move(p);
   }
-  // kCompare.
+  // kCompare. comparison_type() is empty when the text gave no type=.
   ComparisonDirection comparison_direction() const { return direction_; }
   void set_comparison_direction(ComparisonDirection d) { direction_ = d; }
+  const std::optional<ComparisonType>& comparison_type() const {
+    return comparison_type_;
+  }
+  void set_comparison_type(std::optional<ComparisonType> t) {
+    comparison_type_ = t;
+  }
+  // kGather: dimension numbers and slice_sizes (one per operand dimension).
+  const GatherDimensionNumbers& gather_dimension_numbers() const {
+    return gather_;
+  }
+  GatherDimensionNumbers* mutable_gather_dimension_numbers() {
+    return &gather_;
+  }
+  const std::vector<int64_t>& gather_slice_sizes() const {
+    return slice_sizes_;
+  }
+  void set_gather_slice_sizes(std::vector<int64_t> s) {
+    slice_sizes_ = std::move(s);
+  }
+  // kScatter: dimension numbers; the combiner is to_apply().
+  const ScatterDimensionNumbers& scatter_dimension_numbers() const {
+    return scatter_;
+  }
+  ScatterDimensionNumbers* mutable_scatter_dimension_numbers() {
+    return &scatter_;
+  }
+  // kGather and kScatter: promises about the indices that allow faster
+  // code; the values computed do not depend on them.
+  bool indices_are_sorted() const { return indices_are_sorted_; }
+  void set_indices_are_sorted(bool v) { indices_are_sorted_ = v; }
+  bool unique_indices() const { return unique_indices_; }
+  void set_unique_indices(bool v) { unique_indices_ = v; }
   // kSlice.
   const std::vector<SliceDimension>& slice_dimensions() const {
     return slice_;
@@ -105,11 +188,19 @@ class HloInstruction {
   void set_slice_dimensions(std::vector<SliceDimension> s) {
     slice_ = std::move(s);
   }
-  // The computation a kReduce or kCall applies (to_apply=), or a kFusion's
-  // fused computation (calls=). Owned by the module.
+  // The computation a kReduce, kScatter or kCall applies (to_apply=), or a
+  // kFusion's fused computation (calls=). Owned by the module.
   HloComputation* to_apply() const { return to_apply_; }
   void set_to_apply(HloComputation* c) { to_apply_ = c; }
   HloComputation* fused_computation() const { return to_apply_; }
+
+  // The line of the HLO text this instruction was parsed from; 0 when it
+  // was made by code.
+  int source_line() const { return source_line_; }
+  void set_source_line(int line) { source_line_ = line; }
+  // "<source name>:<line>" of a parsed instruction in a module, so errors
+  // found after parsing point at the text; "" otherwise.
+  std::string SourceLocation() const;
 
   bool IsRoot() const;
   // One line of HLO text: "%name = f32[2]{0} add(f32[2]{0} %a, ...), ..."
@@ -135,8 +226,15 @@ class HloInstruction {
   DotDimensionNumbers dot_;
   std::vector<PrecisionConfig> precision_;
   ComparisonDirection direction_ = ComparisonDirection::kEq;
+  std::optional<ComparisonType> comparison_type_;
   std::vector<SliceDimension> slice_;
+  GatherDimensionNumbers gather_;
+  std::vector<int64_t> slice_sizes_;
+  ScatterDimensionNumbers scatter_;
+  bool indices_are_sorted_ = false;
+  bool unique_indices_ = false;
   HloComputation* to_apply_ = nullptr;
+  int source_line_ = 0;
 };
 
 }  // namespace xla_lite

@@ -42,6 +42,10 @@ class HloModule {
   HloModule& operator=(const HloModule&) = delete;
 
   const std::string& name() const { return name_; }
+  // Where the text came from (a path, or the parser's source name); errors
+  // found after parsing cite it with the instruction's line.
+  const std::string& source_name() const { return source_name_; }
+  void set_source_name(std::string name) { source_name_ = std::move(name); }
 
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
   // Also sets entry_computation_layout to ComputationLayoutOf(computation)
@@ -74,6 +78,7 @@ class HloModule {
 
  private:
   std::string name_;
+  std::string source_name_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   std::vector<HloInputOutputAlias> aliases_;

@@ -6,11 +6,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/hlo/hlo_attribute_parser.h"
 #include "xla_lite/hlo/hlo_lexer.h"
 #include "xla_lite/hlo/hlo_token_cursor.h"
 
@@ -28,7 +28,8 @@ struct ComputationState {
 class HloParser {
  public:
   HloParser(absl::string_view text, absl::string_view source_name)
-      : cursor_(TokenizeHlo(text), std::string(source_name)) {}
+      : cursor_(TokenizeHlo(text), std::string(source_name)),
+        source_name_(source_name) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Parse();
 
@@ -44,14 +45,9 @@ class HloParser {
                                     HloInstruction* instr);
   absl::Status ParseOperands(const ComputationState& state,
                              HloInstruction* instr);
-  absl::Status ParseAttribute(HloInstruction* instr);
-  absl::StatusOr<HloComputation*> ParseComputationReference();
-  absl::StatusOr<ComparisonDirection> ParseDirection();
-  absl::StatusOr<std::vector<PrecisionConfig>> ParsePrecisionList();
-  absl::StatusOr<std::vector<SliceDimension>> ParseSlice();
-  absl::StatusOr<SliceDimension> ParseSliceDimension();
 
   TokenCursor cursor_;
+  std::string source_name_;
   std::string module_name_;
   std::vector<HloInputOutputAlias> aliases_;
   std::optional<ComputationLayout> layout_;
@@ -80,6 +76,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloParser::Parse() {
   HloComputation* entry =
       entry_ != nullptr ? entry_ : computations_.back().get();
   auto module = std::make_unique<HloModule>(module_name_);
+  module->set_source_name(source_name_);
   for (auto& computation : computations_) {
     if (computation.get() == entry) {
       module->AddEntryComputation(std::move(computation));
@@ -259,6 +256,7 @@ absl::Status HloParser::ParseInstruction(ComputationState* state) {
   }
   auto instr = std::make_unique<HloInstruction>(*opcode, std::move(shape),
                                                 std::move(name));
+  instr->set_source_line(name_token.line);
   RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLparen, "'(' after opcode"));
   if (*opcode == HloOpcode::kParameter) {
     RETURN_IF_ERROR(ParseParameterNumber(state, instr.get()));
@@ -269,12 +267,8 @@ absl::Status HloParser::ParseInstruction(ComputationState* state) {
     RETURN_IF_ERROR(ParseOperands(*state, instr.get()));
   }
   RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRparen, "')'"));
-  while (cursor_.TryConsume(TokenKind::kComma)) {
-    RETURN_IF_ERROR(ParseAttribute(instr.get()));
-  }
-  if (!cursor_.AtLineEnd()) {
-    return cursor_.ErrorAt(cursor_.Peek(), "',' or end of line");
-  }
+  RETURN_IF_ERROR(ParseInstructionAttributes(cursor_, computations_by_name_,
+                                             name_token, instr.get()));
   if (is_root && state->root != nullptr) {
     return cursor_.ErrorWithMessage(
         name_token, absl::StrCat("second ROOT in computation '",
@@ -321,131 +315,6 @@ absl::Status HloParser::ParseOperands(const ComputationState& state,
     instr->AppendOperand(it->second);
   } while (cursor_.TryConsume(TokenKind::kComma));
   return absl::OkStatus();
-}
-
-absl::Status HloParser::ParseAttribute(HloInstruction* instr) {
-  ASSIGN_OR_RETURN(std::string key, cursor_.ExpectName("attribute name"));
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kEqual, "'='"));
-  if (key == "dimensions") {
-    ASSIGN_OR_RETURN(std::vector<int64_t> dims, cursor_.ParseIntList());
-    instr->set_dimensions(std::move(dims));
-  } else if (key == "to_apply" || key == "calls") {
-    ASSIGN_OR_RETURN(HloComputation * computation, ParseComputationReference());
-    instr->set_to_apply(computation);
-  } else if (key == "index") {
-    ASSIGN_OR_RETURN(int64_t index, cursor_.ExpectInt("tuple index"));
-    instr->set_tuple_index(index);
-  } else if (key == "iota_dimension") {
-    ASSIGN_OR_RETURN(int64_t dim, cursor_.ExpectInt("iota dimension"));
-    instr->set_iota_dimension(dim);
-  } else if (key == "direction") {
-    ASSIGN_OR_RETURN(ComparisonDirection direction, ParseDirection());
-    instr->set_comparison_direction(direction);
-  } else if (key == "lhs_contracting_dims" || key == "rhs_contracting_dims" ||
-             key == "lhs_batch_dims" || key == "rhs_batch_dims") {
-    ASSIGN_OR_RETURN(std::vector<int64_t> dims, cursor_.ParseIntList());
-    DotDimensionNumbers dnums = instr->dot_dimension_numbers();
-    if (key == "lhs_contracting_dims") dnums.lhs_contracting_dimensions = dims;
-    if (key == "rhs_contracting_dims") dnums.rhs_contracting_dimensions = dims;
-    if (key == "lhs_batch_dims") dnums.lhs_batch_dimensions = dims;
-    if (key == "rhs_batch_dims") dnums.rhs_batch_dimensions = dims;
-    instr->set_dot_dimension_numbers(std::move(dnums));
-  } else if (key == "operand_precision") {
-    ASSIGN_OR_RETURN(std::vector<PrecisionConfig> precision,
-                     ParsePrecisionList());
-    instr->set_operand_precision(std::move(precision));
-  } else if (key == "slice") {
-    ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, ParseSlice());
-    instr->set_slice_dimensions(std::move(slice));
-  } else {
-    // metadata, sharding, backend_config, frontend_attributes, kind, ...:
-    // nothing that changes the values computed.
-    RETURN_IF_ERROR(cursor_.SkipAttributeValue());
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<HloComputation*> HloParser::ParseComputationReference() {
-  const Token token = cursor_.Peek();
-  ASSIGN_OR_RETURN(std::string name, cursor_.ExpectName("computation name"));
-  auto it = computations_by_name_.find(name);
-  if (it == computations_by_name_.end()) {
-    return cursor_.ErrorWithMessage(
-        token, absl::StrCat("unknown computation '", name,
-                            "' (computations must be defined before use)"));
-  }
-  return it->second;
-}
-
-absl::StatusOr<ComparisonDirection> HloParser::ParseDirection() {
-  static constexpr struct {
-    const char* text;
-    ComparisonDirection direction;
-  } kDirections[] = {
-      {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
-      {"LT", ComparisonDirection::kLt}, {"LE", ComparisonDirection::kLe},
-      {"GT", ComparisonDirection::kGt}, {"GE", ComparisonDirection::kGe},
-  };
-  const Token& token = cursor_.Peek();
-  for (const auto& entry : kDirections) {
-    if (cursor_.AtName(entry.text)) {
-      cursor_.Next();
-      return entry.direction;
-    }
-  }
-  return cursor_.ErrorAt(token,
-                         "comparison direction (EQ, NE, LT, LE, GT, GE)");
-}
-
-absl::StatusOr<std::vector<PrecisionConfig>> HloParser::ParsePrecisionList() {
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLbrace, "'{'"));
-  std::vector<PrecisionConfig> precision;
-  if (!cursor_.At(TokenKind::kRbrace)) {
-    do {
-      const Token& token = cursor_.Peek();
-      std::string text =
-          token.kind == TokenKind::kName ? absl::AsciiStrToLower(token.text) : "";
-      if (text == "default") {
-        precision.push_back(PrecisionConfig::kDefault);
-      } else if (text == "high") {
-        precision.push_back(PrecisionConfig::kHigh);
-      } else if (text == "highest") {
-        precision.push_back(PrecisionConfig::kHighest);
-      } else {
-        return cursor_.ErrorAt(token, "precision (default, high, highest)");
-      }
-      cursor_.Next();
-    } while (cursor_.TryConsume(TokenKind::kComma));
-  }
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRbrace, "',' or '}'"));
-  return precision;
-}
-
-// {[0:2], [1:5:2]}
-absl::StatusOr<std::vector<SliceDimension>> HloParser::ParseSlice() {
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLbrace, "'{'"));
-  std::vector<SliceDimension> slice;
-  if (!cursor_.At(TokenKind::kRbrace)) {
-    do {
-      ASSIGN_OR_RETURN(SliceDimension dim, ParseSliceDimension());
-      slice.push_back(dim);
-    } while (cursor_.TryConsume(TokenKind::kComma));
-  }
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRbrace, "',' or '}'"));
-  return slice;
-}
-
-absl::StatusOr<SliceDimension> HloParser::ParseSliceDimension() {
-  SliceDimension dim;
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLsquare, "'['"));
-  ASSIGN_OR_RETURN(dim.start, cursor_.ExpectInt("slice start"));
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kColon, "':'"));
-  ASSIGN_OR_RETURN(dim.limit, cursor_.ExpectInt("slice limit"));
-  if (cursor_.TryConsume(TokenKind::kColon)) {
-    ASSIGN_OR_RETURN(dim.stride, cursor_.ExpectInt("slice stride"));
-  }
-  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRsquare, "':' or ']'"));
-  return dim;
 }
 
 }  // namespace

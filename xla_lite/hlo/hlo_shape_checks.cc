@@ -8,91 +8,10 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/hlo/hlo_shape_checker.h"
 
 namespace xla_lite::verifier_internal {
 namespace {
-
-std::string Dims(const std::vector<int64_t>& dims) {
-  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
-}
-
-// Errors of one instruction, all phrased "<where>: expected ..., got ...".
-class Checker {
- public:
-  explicit Checker(const HloInstruction& instr) : instr_(instr) {}
-
-  absl::Status Error(absl::string_view message) const {
-    std::string where = absl::StrCat(
-        "instruction '", instr_.name(), "' (", HloOpcodeString(instr_.opcode()),
-        ")");
-    if (instr_.parent() != nullptr) {
-      absl::StrAppend(&where, " in computation '", instr_.parent()->name(),
-                      "'");
-    }
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", message));
-  }
-
-  absl::Status OperandCount(int64_t expected) const {
-    if (instr_.operand_count() == expected) return absl::OkStatus();
-    return Error(absl::StrCat("expected ", expected, " operands, got ",
-                              instr_.operand_count()));
-  }
-
-  // Every operand and the result are arrays.
-  absl::Status AllArrays() const {
-    if (!instr_.shape().IsArray()) {
-      return Error(absl::StrCat("expected an array result, got ",
-                                instr_.shape().ToString()));
-    }
-    for (int64_t i = 0; i < instr_.operand_count(); ++i) {
-      if (!instr_.operand(i)->shape().IsArray()) {
-        return Error(absl::StrCat("expected operand ", i, " ('",
-                                  instr_.operand(i)->name(),
-                                  "') to be an array, got ",
-                                  instr_.operand(i)->shape().ToString()));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Result(const Shape& expected) const {
-    if (instr_.shape().Compatible(expected)) return absl::OkStatus();
-    return Error(absl::StrCat("expected result shape ", expected.ToString(),
-                              ", got ", instr_.shape().ToString()));
-  }
-
-  absl::Status SameAs(int64_t i, const Shape& expected,
-                      absl::string_view role) const {
-    const Shape& shape = instr_.operand(i)->shape();
-    if (shape.Compatible(expected)) return absl::OkStatus();
-    return Error(absl::StrCat("expected ", role, " (operand ", i, ", '",
-                              instr_.operand(i)->name(), "') of shape ",
-                              expected.ToString(), ", got ", shape.ToString()));
-  }
-
-  // Distinct dimension numbers in [0, rank).
-  absl::Status DimensionList(const std::vector<int64_t>& dims, int64_t rank,
-                             absl::string_view what) const {
-    std::vector<bool> seen(rank, false);
-    for (int64_t d : dims) {
-      if (d < 0 || d >= rank || seen[d]) {
-        return Error(absl::StrCat("expected ", what, " ", Dims(dims),
-                                  " to be distinct dimensions in [0, ", rank,
-                                  ")"));
-      }
-      seen[d] = true;
-    }
-    return absl::OkStatus();
-  }
-
-  const HloInstruction& instr() const { return instr_; }
-  const Shape& operand_shape(int64_t i) const {
-    return instr_.operand(i)->shape();
-  }
-
- private:
-  const HloInstruction& instr_;
-};
 
 absl::Status CheckUnary(const Checker& c) {
   RETURN_IF_ERROR(c.OperandCount(1));
@@ -118,6 +37,33 @@ absl::Status CheckUnary(const Checker& c) {
   return c.Result(operand);
 }
 
+// type= must suit the operands, as XLA's verifier demands: FLOAT or
+// TOTALORDER for floating point, SIGNED for signed integers, UNSIGNED for
+// unsigned integers and pred.
+absl::Status CheckComparisonType(const Checker& c, PrimitiveType operands) {
+  const std::optional<ComparisonType>& type = c.instr().comparison_type();
+  if (!type.has_value()) return absl::OkStatus();
+  bool ok = false;
+  switch (*type) {
+    case ComparisonType::kFloat:
+    case ComparisonType::kTotalOrder:
+      ok = primitive_util::IsFloatingPointType(operands);
+      break;
+    case ComparisonType::kSigned:
+      ok = primitive_util::IsSignedIntegralType(operands);
+      break;
+    case ComparisonType::kUnsigned:
+      ok = primitive_util::IsUnsignedIntegralType(operands) ||
+           operands == PrimitiveType::PRED;
+      break;
+  }
+  if (ok) return absl::OkStatus();
+  return c.Error(
+      absl::StrCat("expected a comparison type for ",
+                   primitive_util::LowercasePrimitiveTypeName(operands),
+                   " operands, got ", ComparisonTypeString(*type)));
+}
+
 absl::Status CheckBinary(const Checker& c) {
   RETURN_IF_ERROR(c.OperandCount(2));
   RETURN_IF_ERROR(c.AllArrays());
@@ -131,6 +77,7 @@ absl::Status CheckBinary(const Checker& c) {
                                 lhs.ToString()));
   }
   if (c.instr().opcode() == HloOpcode::kCompare) {
+    RETURN_IF_ERROR(CheckComparisonType(c, lhs.element_type()));
     return c.Result(Shape::Array(PrimitiveType::PRED, lhs.dimensions()));
   }
   return c.Result(lhs);
@@ -279,32 +226,21 @@ absl::Status CheckDot(const Checker& c) {
 // reduce(operand, init), to_apply (T, T) -> T; only the single-operand
 // form (the evaluator's).
 absl::Status CheckReduce(const Checker& c) {
-  if (c.instr().operand_count() != 2) {
-    return c.Error(absl::StrCat("expected 2 operands (variadic reduce is not "
-                                "supported), got ",
-                                c.instr().operand_count()));
+  const int64_t count = c.instr().operand_count();
+  if (count >= 4 && count % 2 == 0) {
+    return c.Unimplemented(absl::StrCat(
+        "variadic reduce (", count / 2,
+        " operands and inits) is not supported; expected 2 operands"));
   }
+  RETURN_IF_ERROR(c.OperandCount(2));
   RETURN_IF_ERROR(c.AllArrays());
   const Shape& operand = c.operand_shape(0);
   const Shape scalar = Shape::Array(operand.element_type(), {});
   RETURN_IF_ERROR(c.SameAs(1, scalar, "init value"));
   const std::vector<int64_t>& dims = c.instr().dimensions();
   RETURN_IF_ERROR(c.DimensionList(dims, operand.rank(), "reduce dimensions"));
-  const HloComputation* to_apply = c.instr().to_apply();
-  if (to_apply == nullptr) return c.Error("expected to_apply=, got none");
-  const auto& params = to_apply->parameter_instructions();
-  const HloInstruction* root = to_apply->root_instruction();
-  bool signature_ok = params.size() == 2 && root != nullptr &&
-                      root->shape().Compatible(scalar);
-  for (const HloInstruction* param : params) {
-    signature_ok = signature_ok && param != nullptr &&
-                   param->shape().Compatible(scalar);
-  }
-  if (!signature_ok) {
-    return c.Error(absl::StrCat("expected to_apply '", to_apply->name(),
-                                "' to be (", scalar.ToString(), ", ",
-                                scalar.ToString(), ") -> ", scalar.ToString()));
-  }
+  RETURN_IF_ERROR(
+      c.ScalarBinaryComputation(c.instr().to_apply(), operand.element_type()));
   std::vector<int64_t> kept;
   for (int64_t i = 0; i < operand.rank(); ++i) {
     if (std::find(dims.begin(), dims.end(), i) == dims.end()) {
@@ -438,6 +374,10 @@ absl::Status CheckDataMovement(const Checker& c) {
       return CheckSlice(c);
     case HloOpcode::kConcatenate:
       return CheckConcatenate(c);
+    case HloOpcode::kGather:
+      return CheckGather(c);
+    case HloOpcode::kScatter:
+      return CheckScatter(c);
     case HloOpcode::kReverse:
       RETURN_IF_ERROR(c.OperandCount(1));
       RETURN_IF_ERROR(c.AllArrays());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <utility>
@@ -220,17 +221,7 @@ absl::Status TokenCursor::ParseElement(const Shape& shape, int64_t index,
       return ErrorAt(token, what);
     }
   } else if (primitive_util::IsIntegralType(type)) {
-    int64_t value;
-    uint64_t unsigned_value;
-    if (token.kind == TokenKind::kInt && absl::SimpleAtoi(token.text, &value)) {
-      literal->SetFromInt64(index, value);
-    } else if (type == PrimitiveType::U64 && token.kind == TokenKind::kInt &&
-               absl::SimpleAtoi(token.text, &unsigned_value)) {
-      // Above int64's range: the same 64 bits.
-      literal->SetFromInt64(index, static_cast<int64_t>(unsigned_value));
-    } else {
-      return ErrorAt(token, what);
-    }
+    return ParseIntegerElement(type, index, literal);
   } else {
     bool is_special = token.kind == TokenKind::kName &&
                       (token.text == "inf" || token.text == "nan");
@@ -241,6 +232,44 @@ absl::Status TokenCursor::ParseElement(const Shape& shape, int64_t index,
     // strtod reads inf, -inf, nan and exponents the way HLO writes them.
     double value = std::strtod(token.text.c_str(), nullptr);
     literal->SetFromDouble(index, value);
+    if (std::isfinite(value) && !std::isfinite(literal->GetAsDouble(index))) {
+      return ErrorAt(token, absl::StrCat(what, " within the type's range"));
+    }
+  }
+  Next();
+  return absl::OkStatus();
+}
+
+// A value outside the type's range is an error, not a silent wrap: "s32
+// constant(99999999999)" means something the text cannot have meant.
+absl::Status TokenCursor::ParseIntegerElement(PrimitiveType type, int64_t index,
+                                              Literal* literal) {
+  const Token& token = Peek();
+  const int bits = 8 * primitive_util::ByteWidth(type);
+  const bool is_signed = primitive_util::IsSignedIntegralType(type);
+  const int64_t min = bits == 64 ? std::numeric_limits<int64_t>::min()
+                                 : -(int64_t{1} << (bits - 1));
+  const int64_t max = bits == 64 ? std::numeric_limits<int64_t>::max()
+                                 : (int64_t{1} << (bits - 1)) - 1;
+  const uint64_t unsigned_max = bits == 64
+                                    ? std::numeric_limits<uint64_t>::max()
+                                    : (uint64_t{1} << bits) - 1;
+  const std::string what = absl::StrCat(
+      primitive_util::LowercasePrimitiveTypeName(type), " constant value in [",
+      is_signed ? min : 0, ", ",
+      is_signed ? absl::StrCat(max) : absl::StrCat(unsigned_max), "]");
+  int64_t value;
+  uint64_t unsigned_value;
+  if (token.kind != TokenKind::kInt) return ErrorAt(token, what);
+  if (is_signed && absl::SimpleAtoi(token.text, &value) && value >= min &&
+      value <= max) {
+    literal->SetFromInt64(index, value);
+  } else if (!is_signed && absl::SimpleAtoi(token.text, &unsigned_value) &&
+             unsigned_value <= unsigned_max) {
+    // u64 above int64's range travels as the same 64 bits.
+    literal->SetFromInt64(index, static_cast<int64_t>(unsigned_value));
+  } else {
+    return ErrorAt(token, what);
   }
   Next();
   return absl::OkStatus();

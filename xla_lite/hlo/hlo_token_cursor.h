@@ -61,6 +61,8 @@ class TokenCursor {
   absl::StatusOr<std::vector<int64_t>> ParseLayout(int64_t rank);
   absl::Status ParseElement(const Shape& shape, int64_t index,
                             Literal* literal);
+  absl::Status ParseIntegerElement(PrimitiveType type, int64_t index,
+                                   Literal* literal);
   absl::Status ParseNested(const Shape& shape, int64_t dim, int64_t* next,
                            Literal* literal);
 
