@@ -97,6 +97,16 @@ int Bf16GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
       g.stride_c, g.batch_count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
+// The same with an f32 C: bf16 products summed in f32 (tensor cores on
+// sm_80+) and stored without rounding to bf16.
+int Bf16F32GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+  return Cublas().gemm_strided_batched_ex(
+      ToCublas(handle), ToOperation(g.transpose_a), ToOperation(g.transpose_b),
+      g.m, g.n, g.k, g.alpha, g.a, CUDA_R_16BF, g.lda, g.stride_a, g.b,
+      CUDA_R_16BF, g.ldb, g.stride_b, g.beta, g.c, CUDA_R_32F, g.ldc,
+      g.stride_c, g.batch_count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
 absl::StatusOr<const gpu::GpuBlasApi*> Load() {
   // cuBLAS finds cuBLASLt through its own RUNPATH when loaded by path, but
   // not when found by soname in an unusual place; loading it first, globally,
@@ -134,6 +144,7 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
       .set_math_mode = &SetMathMode,
       .sgemm_strided_batched = &SgemmStridedBatched,
       .bf16_gemm_strided_batched = &Bf16GemmStridedBatched,
+      .bf16_f32_gemm_strided_batched = &Bf16F32GemmStridedBatched,
   };
   VLOG(1) << "Loaded cuBLAS";
   return &api;

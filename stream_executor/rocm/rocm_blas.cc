@@ -117,6 +117,15 @@ int Bf16GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
       g.batch_count, types.f32_compute, HIPBLAS_GEMM_DEFAULT);
 }
 
+int Bf16F32GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+  const HipblasDataTypes& types = hipblas.data_types;
+  return hipblas.gemm_strided_batched_ex(
+      ToHipblas(handle), ToOperation(g.transpose_a), ToOperation(g.transpose_b),
+      g.m, g.n, g.k, g.alpha, g.a, types.bf16, g.lda, g.stride_a, g.b,
+      types.bf16, g.ldb, g.stride_b, g.beta, g.c, types.f32, g.ldc, g.stride_c,
+      g.batch_count, types.f32_compute, HIPBLAS_GEMM_DEFAULT);
+}
+
 // The data-type values of the Ex entry points depend on the release, which
 // only the soname tells: the function kept its symbol when hipBLAS 3 changed
 // them. A release this code does not know is refused rather than guessed.
@@ -155,6 +164,7 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
     api->set_math_mode = &SetMathMode;
     api->sgemm_strided_batched = &SgemmStridedBatched;
     api->bf16_gemm_strided_batched = &Bf16GemmStridedBatched;
+    api->bf16_f32_gemm_strided_batched = &Bf16F32GemmStridedBatched;
     return api;
   }();
   VLOG(1) << "Loaded hipBLAS"

@@ -54,6 +54,45 @@ TEST_P(EmittedGemmTest, Bf16MatchesReference) {
   }
 }
 
+// Operands read in place from strided batches: two batch dimensions that
+// do not merge (attention's heads), padded rows, and bf16 operands with an
+// f32 output.
+TEST_P(EmittedGemmTest, StridedBatchesMatchReference) {
+  std::mt19937 rng(18);
+  for (const GemmProblem& problem : StridedProblems()) {
+    ExpectMatchesReference(problem, rng);
+  }
+}
+
+// The strided form under every tiling, so partial tiles meet ld > cols.
+TEST_P(EmittedGemmTest, StridedBatchesUnderEveryTiling) {
+  std::mt19937 rng(19);
+  int variant = 0;
+  for (int rows : {1, 2, 4}) {
+    for (int cols : {1, 2, 4}) {
+      GemmTiling tiling;
+      tiling.rows_per_thread = rows;
+      tiling.cols_per_thread = cols;
+      tiling.tile_k = variant % 2 == 0 ? GemmTiling::kDefaultTileK : 5;
+      GemmProblem problem{2, 37, 45, 21, (variant & 1) != 0,
+                          (variant & 2) != 0, 1.5f, 0.5f};
+      problem.inner_batch = 3;
+      problem.pad = 2;
+      ++variant;
+      SCOPED_TRACE(tiling.ToString() + " " + problem.ToString());
+      absl::StatusOr<GemmConfig> config = problem.Config();
+      ASSERT_TRUE(config.ok()) << config.status();
+      GemmOperands operands = RandomOperands(*config, rng);
+      auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
+                           gpu::GemmLaunchDimensionsFor(*config, tiling),
+                           *config, operands);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(
+          MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
+    }
+  }
+}
+
 // Sizes that are multiples of no tile, under every tiling the emitter can
 // choose, so each tile shape meets partial tiles along m, n and k; k is
 // staged in passes of 16, of 5 (the last one partial) and in one pass.

@@ -193,6 +193,89 @@ TEST_P(KernelGemmTest, GemmBF16MatchesReference) {
   }
 }
 
+// bf16 operands with an f32 C (tensor cores on GPUs): products of bf16
+// values are exact in f32, so only the f32 sums round. Strided batches
+// with padded leading dimensions and beta != 0, so C is read as f32 too.
+TEST_P(KernelGemmTest, GemmBf16ToF32MatchesReference) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) {
+    ASSERT_FALSE(PlatformRequired(GetParam())) << blas.status();
+    GTEST_SKIP() << "no BLAS on " << GetParam() << ": " << blas.status();
+  }
+  std::mt19937 rng(9);
+  const std::vector<GemmCase> cases = {
+      {Transpose::kNoTranspose, Transpose::kNoTranspose, 16, 24, 32, 0, 1, 1, 0},
+      {Transpose::kTranspose, Transpose::kNoTranspose, 9, 13, 40, 3, 3, 0.5, 1},
+      {Transpose::kNoTranspose, Transpose::kTranspose, 33, 7, 17, 1, 2, -1, 0.25},
+  };
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  for (const GemmCase& g : cases) {
+    bool ta = g.ta == Transpose::kTranspose, tb = g.tb == Transpose::kTranspose;
+    int lda = (ta ? g.k : g.m) + g.pad, ldb = (tb ? g.n : g.k) + g.pad,
+        ldc = g.m + g.pad;
+    int64_t sa = lda * (ta ? g.m : g.k), sb = ldb * (tb ? g.k : g.n), sc = ldc * g.n;
+    std::vector<float> af = RandomVector(sa * g.batch, rng),
+                       bf = RandomVector(sb * g.batch, rng),
+                       c = RandomVector(sc * g.batch, rng);
+    std::vector<Eigen::bfloat16> a(af.begin(), af.end()), b(bf.begin(), bf.end());
+    // The reference sees exactly the bf16-rounded operands.
+    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(a[i]);
+    for (size_t i = 0; i < bf.size(); ++i) bf[i] = static_cast<float>(b[i]);
+    auto da = Upload(a), db = Upload(b), dc = Upload(c);
+    se::blas::GemmCall call;
+    call.type = se::blas::DataType::kBF16;
+    call.c_type = se::blas::DataType::kF32;
+    call.transa = g.ta, call.transb = g.tb;
+    call.m = g.m, call.n = g.n, call.k = g.k;
+    call.alpha = g.alpha, call.beta = g.beta;
+    call.a = da.cref(), call.b = db.cref(), call.c = dc.cref();
+    call.lda = lda, call.ldb = ldb, call.ldc = ldc;
+    call.batch_count = g.batch;
+    call.stride_a = sa, call.stride_b = sb, call.stride_c = sc;
+    ASSERT_TRUE((*blas)->Gemm(stream->get(), call).ok()) << call.ToString();
+    ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
+    std::vector<float> want = ReferenceGemm(g, af, lda, bf, ldb, c, ldc);
+    std::vector<float> got = Download<float>(dc);
+    for (int bt = 0; bt < g.batch; ++bt) {
+      for (int j = 0; j < g.n; ++j) {
+        for (int i = 0; i < g.m; ++i) {
+          int64_t idx = bt * sc + j * ldc + i;
+          EXPECT_NEAR(got[idx], want[idx], 1e-4 * (1 + std::abs(want[idx])))
+              << call.ToString() << " at batch " << bt << " (" << i << "," << j << ")";
+        }
+      }
+    }
+    // Padding between C's columns is never written.
+    for (int bt = 0; bt < g.batch; ++bt) {
+      for (int j = 0; j < g.n; ++j) {
+        for (int i = g.m; i < ldc; ++i) {
+          int64_t idx = bt * sc + j * ldc + i;
+          EXPECT_EQ(got[idx], c[idx]) << "padding at " << idx;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelGemmTest, GemmRejectsF32OperandsWithBf16Output) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) GTEST_SKIP() << blas.status();
+  auto buffer = Upload(std::vector<float>(64));
+  se::blas::GemmCall call;
+  call.c_type = se::blas::DataType::kBF16;
+  call.m = call.n = call.k = 4;
+  call.a = call.b = call.c = buffer.cref();
+  call.lda = call.ldb = call.ldc = 4;
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  absl::Status status = (*blas)->Gemm(stream->get(), call);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("f32 operands with a bf16 result"),
+            std::string::npos)
+      << status;
+}
+
 TEST_P(KernelGemmTest, GemmRejectsUndersizedBuffer) {
   auto blas = executor_->AsBlas();
   if (!blas.ok()) GTEST_SKIP() << blas.status();
