@@ -7,6 +7,7 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -261,6 +262,24 @@ absl::StatusOr<std::vector<float>> GemmPlatformTest::RunKernel(
   return result;
 }
 
+namespace {
+
+// `base` with each of the four transpose combinations, alpha and beta taken
+// in turn from `scalars`.
+void AddEveryTransposeCombination(
+    GemmProblem base, absl::Span<const std::pair<float, float>> scalars,
+    int& next_scalars, std::vector<GemmProblem>& problems) {
+  for (int transposes = 0; transposes < 4; ++transposes) {
+    base.transpose_lhs = transposes & 1;
+    base.transpose_rhs = transposes & 2;
+    std::tie(base.alpha, base.beta) =
+        scalars[next_scalars++ % scalars.size()];
+    problems.push_back(base);
+  }
+}
+
+}  // namespace
+
 std::vector<GemmProblem> EdgeCaseProblems(DataType type) {
   struct Size {
     int64_t batch, m, n, k;
@@ -275,15 +294,10 @@ std::vector<GemmProblem> EdgeCaseProblems(DataType type) {
   std::vector<GemmProblem> problems;
   int next_scalars = 0;
   for (const Size& size : sizes) {
-    for (int transposes = 0; transposes < 4; ++transposes) {
-      GemmProblem p;
-      p.batch = size.batch, p.m = size.m, p.n = size.n, p.k = size.k;
-      p.transpose_lhs = transposes & 1;
-      p.transpose_rhs = transposes & 2;
-      std::tie(p.alpha, p.beta) = scalars[next_scalars++ % std::size(scalars)];
-      p.type = type;
-      problems.push_back(p);
-    }
+    GemmProblem p;
+    p.batch = size.batch, p.m = size.m, p.n = size.n, p.k = size.k;
+    p.type = type;
+    AddEveryTransposeCombination(p, scalars, next_scalars, problems);
   }
   return problems;
 }
@@ -311,17 +325,12 @@ std::vector<GemmProblem> StridedProblems() {
   std::vector<GemmProblem> problems;
   int next_scalars = 0;
   for (const Layout& l : layouts) {
-    for (int transposes = 0; transposes < 4; ++transposes) {
-      GemmProblem p;
-      p.batch = l.batch, p.m = l.m, p.n = l.n, p.k = l.k;
-      p.inner_batch = l.inner_batch, p.pad = l.pad;
-      p.transpose_lhs = transposes & 1;
-      p.transpose_rhs = transposes & 2;
-      std::tie(p.alpha, p.beta) = scalars[next_scalars++ % std::size(scalars)];
-      p.type = l.type;
-      p.output_type = l.output_type;
-      problems.push_back(p);
-    }
+    GemmProblem p;
+    p.batch = l.batch, p.m = l.m, p.n = l.n, p.k = l.k;
+    p.inner_batch = l.inner_batch, p.pad = l.pad;
+    p.type = l.type;
+    p.output_type = l.output_type;
+    AddEveryTransposeCombination(p, scalars, next_scalars, problems);
   }
   return problems;
 }
