@@ -126,7 +126,6 @@ void Flatten(HloInstruction* dot, NameUniquer& names) {
   dot->ReplaceAllUsesWith(result);
 }
 
-
 // A dot operand with its batch and contracting dimensions in the dot's
 // pair order.
 struct Side {

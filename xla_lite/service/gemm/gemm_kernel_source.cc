@@ -176,9 +176,9 @@ std::string ElementFunctions(const GemmConfig& config) {
 
 // Where batch `batch` of each operand starts: the linear batch index split
 // over the batch dimensions, innermost first; the outermost index needs no
-// modulo, as batch < kBatch.
+// modulo, as batch < kBatch. Without batches the loop never runs.
 std::string BatchOffsets(const GemmConfig& config) {
-  if (config.batch_dims.empty()) {
+  if (config.batch_dims.empty() || config.batch == 0) {
     return "    const long long lhs_offset = 0, rhs_offset = 0;";
   }
   std::string code =
