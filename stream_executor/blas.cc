@@ -1,5 +1,6 @@
 #include "stream_executor/blas.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace stream_executor::blas {
@@ -42,6 +43,13 @@ absl::Status CheckOperand(const char* name, const DeviceAddressBase& mem,
 }  // namespace
 
 absl::Status GemmCall::Validate() const {
+  if (CType() != type &&
+      !(type == DataType::kBF16 && CType() == DataType::kF32)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "gemm: %s operands with a %s result are not supported (the result "
+        "has the operands' type, or is f32 for bf16 operands)",
+        blas::ToString(type), blas::ToString(CType())));
+  }
   if (batch_count < 1) {
     return absl::InvalidArgumentError(
         absl::StrFormat("gemm: batch_count is %d, expected >= 1", batch_count));
@@ -55,15 +63,17 @@ absl::Status GemmCall::Validate() const {
   s = CheckOperand("B", b, tb ? n : k, tb ? k : n, ldb, batch_count, stride_b,
                    type);
   if (!s.ok()) return s;
-  return CheckOperand("C", c, m, n, ldc, batch_count, stride_c, type);
+  return CheckOperand("C", c, m, n, ldc, batch_count, stride_c, CType());
 }
 
 std::string GemmCall::ToString() const {
   return absl::StrFormat(
-      "gemm %s%s m=%d n=%d k=%d %s alpha=%g beta=%g lda=%d ldb=%d ldc=%d "
-      "batch=%d",
+      "gemm %s%s m=%d n=%d k=%d %s%s alpha=%g beta=%g lda=%d ldb=%d ldc=%d "
+      "batch=%d strides=%d,%d,%d",
       blas::ToString(transa), blas::ToString(transb), m, n, k,
-      blas::ToString(type), alpha, beta, lda, ldb, ldc, batch_count);
+      blas::ToString(type),
+      CType() == type ? "" : absl::StrCat("->", blas::ToString(CType())),
+      alpha, beta, lda, ldb, ldc, batch_count, stride_a, stride_b, stride_c);
 }
 
 }  // namespace stream_executor::blas

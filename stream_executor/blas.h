@@ -2,6 +2,7 @@
 #define STREAM_EXECUTOR_BLAS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -23,12 +24,16 @@ std::string ToString(DataType t);
 // One (strided batched) matrix product in BLAS conventions: column-major
 // matrices, C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C[m,n] for each
 // of `batch_count` batches. Row-major callers swap A and B (C^T = B^T A^T).
-// Accumulation is in f32; bf16 operands are read and written as bf16.
+// Accumulation is in f32. A and B are f32 or bf16; C has their type, or is
+// f32 for bf16 operands (the mixed form tensor cores take: bf16 products,
+// f32 sums, and no rounding of the result to bf16).
 struct GemmCall {
   Transpose transa = Transpose::kNoTranspose;
   Transpose transb = Transpose::kNoTranspose;
   uint64_t m = 0, n = 0, k = 0;
-  DataType type = DataType::kF32;
+  DataType type = DataType::kF32;  // A's and B's.
+  // C's, when it is not `type`.
+  std::optional<DataType> c_type;
   float alpha = 1.0f;
   float beta = 0.0f;
   DeviceAddressBase a, b, c;
@@ -36,8 +41,11 @@ struct GemmCall {
   int64_t batch_count = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // In elements.
 
-  // Checks dimensions, leading dimensions and that every buffer is large
-  // enough, so platforms never read or write out of bounds.
+  DataType CType() const { return c_type.value_or(type); }
+
+  // Checks the type combination, dimensions, leading dimensions and that
+  // every buffer is large enough, so platforms never read or write out of
+  // bounds.
   absl::Status Validate() const;
   std::string ToString() const;
 };

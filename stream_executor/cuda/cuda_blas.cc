@@ -89,12 +89,23 @@ int SgemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
       static_cast<float*>(g.c), g.ldc, g.stride_c, g.batch_count);
 }
 
-int Bf16GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+// bf16 operands summed in the f32 compute type (tensor cores on sm_80+),
+// C stored as `c_type`.
+int Bf16GemmStridedBatchedEx(GpuBlasHandle handle, const GpuBlasGemm& g,
+                             cudaDataType c_type) {
   return Cublas().gemm_strided_batched_ex(
       ToCublas(handle), ToOperation(g.transpose_a), ToOperation(g.transpose_b),
       g.m, g.n, g.k, g.alpha, g.a, CUDA_R_16BF, g.lda, g.stride_a, g.b,
-      CUDA_R_16BF, g.ldb, g.stride_b, g.beta, g.c, CUDA_R_16BF, g.ldc,
-      g.stride_c, g.batch_count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      CUDA_R_16BF, g.ldb, g.stride_b, g.beta, g.c, c_type, g.ldc, g.stride_c,
+      g.batch_count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+int Bf16GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+  return Bf16GemmStridedBatchedEx(handle, g, CUDA_R_16BF);
+}
+
+int Bf16F32GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+  return Bf16GemmStridedBatchedEx(handle, g, CUDA_R_32F);
 }
 
 absl::StatusOr<const gpu::GpuBlasApi*> Load() {
@@ -134,6 +145,7 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
       .set_math_mode = &SetMathMode,
       .sgemm_strided_batched = &SgemmStridedBatched,
       .bf16_gemm_strided_batched = &Bf16GemmStridedBatched,
+      .bf16_f32_gemm_strided_batched = &Bf16F32GemmStridedBatched,
   };
   VLOG(1) << "Loaded cuBLAS";
   return &api;

@@ -142,9 +142,14 @@ absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   RETURN_IF_ERROR(BlasStatus(
       blas_api_, blas_api_.set_workspace(handle_, workspace_, kWorkspaceBytes),
       "set workspace"));
-  int error = call.type == blas::DataType::kF32
-                  ? blas_api_.sgemm_strided_batched(handle_, gemm)
-                  : blas_api_.bf16_gemm_strided_batched(handle_, gemm);
+  int error;
+  if (call.type == blas::DataType::kF32) {
+    error = blas_api_.sgemm_strided_batched(handle_, gemm);
+  } else if (call.CType() == blas::DataType::kF32) {
+    error = blas_api_.bf16_f32_gemm_strided_batched(handle_, gemm);
+  } else {
+    error = blas_api_.bf16_gemm_strided_batched(handle_, gemm);
+  }
   if (error != 0) {
     return absl::InternalError(absl::StrCat(
         blas_api_.display_name, " ", call.ToString(),

@@ -57,6 +57,9 @@ struct GpuBlasApi {
   // bf16 in and out, f32 accumulation and f32 alpha/beta.
   int (*bf16_gemm_strided_batched)(GpuBlasHandle handle,
                                    const GpuBlasGemm& gemm);
+  // bf16 in, f32 out, f32 accumulation and f32 alpha/beta.
+  int (*bf16_f32_gemm_strided_batched)(GpuBlasHandle handle,
+                                       const GpuBlasGemm& gemm);
 };
 
 }  // namespace stream_executor::gpu

@@ -36,24 +36,40 @@ void GemmF32(const blas::GemmCall& call, const float* a, const float* b,
   }
 }
 
-// bf16 operands are widened to f32, multiplied, and rounded back.
+// Elements a column-major rows x cols view with leading dimension `ld`
+// spans: the last column ends after `rows`, not after `ld`.
+int64_t SpannedElements(int64_t rows, int64_t cols, int64_t ld) {
+  return rows == 0 || cols == 0 ? 0 : (cols - 1) * ld + rows;
+}
+
+std::vector<float> Widen(const void* data, int64_t offset, int64_t count) {
+  const auto* src = static_cast<const Eigen::bfloat16*>(data) + offset;
+  std::vector<float> out(count);
+  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(src[i]);
+  return out;
+}
+
+// bf16 operands are widened to f32 and multiplied; a bf16 C is widened
+// first and rounded back after, an f32 C is written directly.
 void GemmBF16(const blas::GemmCall& call, int64_t batch) {
-  auto widen = [](const void* p, int64_t offset, int64_t n) {
-    const auto* src = static_cast<const Eigen::bfloat16*>(p) + offset;
-    std::vector<float> out(n);
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(src[i]);
-    return out;
-  };
   bool ta = call.transa == blas::Transpose::kTranspose;
   bool tb = call.transb == blas::Transpose::kTranspose;
-  int64_t a_elems = call.lda * (ta ? call.m : call.k);
-  int64_t b_elems = call.ldb * (tb ? call.k : call.n);
-  int64_t c_elems = call.ldc * call.n;
-  std::vector<float> a = widen(call.a.opaque(), batch * call.stride_a, a_elems);
-  std::vector<float> b = widen(call.b.opaque(), batch * call.stride_b, b_elems);
-  std::vector<float> c = widen(call.c.opaque(), batch * call.stride_c, c_elems);
+  std::vector<float> a = Widen(
+      call.a.opaque(), batch * call.stride_a,
+      SpannedElements(ta ? call.k : call.m, ta ? call.m : call.k, call.lda));
+  std::vector<float> b = Widen(
+      call.b.opaque(), batch * call.stride_b,
+      SpannedElements(tb ? call.n : call.k, tb ? call.k : call.n, call.ldb));
+  if (call.CType() == blas::DataType::kF32) {
+    GemmF32(call, a.data(), b.data(),
+            static_cast<float*>(call.c.opaque()) + batch * call.stride_c);
+    return;
+  }
+  std::vector<float> c = Widen(call.c.opaque(), batch * call.stride_c,
+                               SpannedElements(call.m, call.n, call.ldc));
   GemmF32(call, a.data(), b.data(), c.data());
-  auto* out = static_cast<Eigen::bfloat16*>(call.c.opaque()) + batch * call.stride_c;
+  auto* out =
+      static_cast<Eigen::bfloat16*>(call.c.opaque()) + batch * call.stride_c;
   for (uint64_t j = 0; j < call.n; ++j) {
     for (uint64_t i = 0; i < call.m; ++i) {
       out[j * call.ldc + i] = Eigen::bfloat16(c[j * call.ldc + i]);

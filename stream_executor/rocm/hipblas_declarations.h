@@ -55,13 +55,15 @@ enum hipblasGemmAlgo_t : int {
 // differ.
 struct HipblasDataTypes {
   int bf16;         // Real bfloat16 elements.
+  int f32;          // Real f32 elements.
   int f32_compute;  // f32 accumulation.
 };
 
-// hipblasDatatype_t: HIPBLAS_R_16B, HIPBLAS_R_32F.
-inline constexpr HipblasDataTypes kHipblasV1DataTypes = {168, 151};
-// hipDataType HIP_R_16BF, hipblasComputeType_t HIPBLAS_COMPUTE_32F.
-inline constexpr HipblasDataTypes kHipblasV3DataTypes = {14, 2};
+// hipblasDatatype_t: HIPBLAS_R_16B, HIPBLAS_R_32F, HIPBLAS_R_32F.
+inline constexpr HipblasDataTypes kHipblasV1DataTypes = {168, 151, 151};
+// hipDataType HIP_R_16BF, HIP_R_32F; hipblasComputeType_t
+// HIPBLAS_COMPUTE_32F.
+inline constexpr HipblasDataTypes kHipblasV3DataTypes = {14, 0, 2};
 
 using HipblasCreateFn = hipblasStatus_t (*)(hipblasHandle_t* handle);
 using HipblasDestroyFn = hipblasStatus_t (*)(hipblasHandle_t handle);

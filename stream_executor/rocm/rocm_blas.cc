@@ -108,13 +108,24 @@ int SgemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
       static_cast<float*>(g.c), g.ldc, g.stride_c, g.batch_count);
 }
 
-int Bf16GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+// bf16 operands summed in the f32 compute type, C stored as `c_type` (a
+// HipblasDataTypes value).
+int Bf16GemmStridedBatchedEx(GpuBlasHandle handle, const GpuBlasGemm& g,
+                             int c_type) {
   const HipblasDataTypes& types = hipblas.data_types;
   return hipblas.gemm_strided_batched_ex(
       ToHipblas(handle), ToOperation(g.transpose_a), ToOperation(g.transpose_b),
       g.m, g.n, g.k, g.alpha, g.a, types.bf16, g.lda, g.stride_a, g.b,
-      types.bf16, g.ldb, g.stride_b, g.beta, g.c, types.bf16, g.ldc, g.stride_c,
+      types.bf16, g.ldb, g.stride_b, g.beta, g.c, c_type, g.ldc, g.stride_c,
       g.batch_count, types.f32_compute, HIPBLAS_GEMM_DEFAULT);
+}
+
+int Bf16GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+  return Bf16GemmStridedBatchedEx(handle, g, hipblas.data_types.bf16);
+}
+
+int Bf16F32GemmStridedBatched(GpuBlasHandle handle, const GpuBlasGemm& g) {
+  return Bf16GemmStridedBatchedEx(handle, g, hipblas.data_types.f32);
 }
 
 // The data-type values of the Ex entry points depend on the release, which
@@ -155,6 +166,7 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
     api->set_math_mode = &SetMathMode;
     api->sgemm_strided_batched = &SgemmStridedBatched;
     api->bf16_gemm_strided_batched = &Bf16GemmStridedBatched;
+    api->bf16_f32_gemm_strided_batched = &Bf16F32GemmStridedBatched;
     return api;
   }();
   VLOG(1) << "Loaded hipBLAS"

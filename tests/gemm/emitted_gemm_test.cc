@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -26,14 +27,19 @@ using se::blas::DataType;
 
 class EmittedGemmTest : public GemmPlatformTest {
  protected:
-  // Emits, runs and checks one problem on random operands.
-  void ExpectMatchesReference(const GemmProblem& problem, std::mt19937& rng) {
+  // Emits (with `tiling`, else the one the emitter chooses), runs and
+  // checks one problem on random operands.
+  void ExpectMatchesReference(const GemmProblem& problem, std::mt19937& rng,
+                              std::optional<GemmTiling> tiling = {}) {
     SCOPED_TRACE(problem.ToString());
     absl::StatusOr<GemmConfig> config = problem.Config();
     ASSERT_TRUE(config.ok()) << config.status();
+    if (!tiling.has_value()) tiling = gpu::ChooseGemmTiling(*config);
+    SCOPED_TRACE(tiling->ToString());
     GemmOperands operands = RandomOperands(*config, rng);
-    auto got = RunKernel(EmitGemmKernel(*config, "gemm"),
-                         GemmLaunchDimensions(*config), *config, operands);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm", *tiling),
+                         gpu::GemmLaunchDimensionsFor(*config, *tiling),
+                         *config, operands);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(
         MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
@@ -54,9 +60,20 @@ TEST_P(EmittedGemmTest, Bf16MatchesReference) {
   }
 }
 
+// Operands read in place from strided batches: two batch dimensions that
+// do not merge (attention's heads), padded rows, and bf16 operands with an
+// f32 output.
+TEST_P(EmittedGemmTest, StridedBatchesMatchReference) {
+  std::mt19937 rng(18);
+  for (const GemmProblem& problem : StridedProblems()) {
+    ExpectMatchesReference(problem, rng);
+  }
+}
+
 // Sizes that are multiples of no tile, under every tiling the emitter can
 // choose, so each tile shape meets partial tiles along m, n and k; k is
-// staged in passes of 16, of 5 (the last one partial) and in one pass.
+// staged in passes of 16, of 5 (the last one partial) and in one pass;
+// dense and strided operands.
 TEST_P(EmittedGemmTest, EveryTilingHandlesPartialTiles) {
   std::mt19937 rng(13);
   std::vector<GemmTiling> tilings;
@@ -76,16 +93,11 @@ TEST_P(EmittedGemmTest, EveryTilingHandlesPartialTiles) {
     GemmProblem problem{
         2, 37, 45, 21, (variant & 1) != 0, (variant & 2) != 0, 1.5f, 0.5f};
     ++variant;
-    SCOPED_TRACE(tiling.ToString() + " " + problem.ToString());
-    absl::StatusOr<GemmConfig> config = problem.Config();
-    ASSERT_TRUE(config.ok()) << config.status();
-    GemmOperands operands = RandomOperands(*config, rng);
-    auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
-                         gpu::GemmLaunchDimensionsFor(*config, tiling),
-                         *config, operands);
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_TRUE(
-        MatchesReference(*config, *got, ReferenceGemm(*config, operands)));
+    ExpectMatchesReference(problem, rng, tiling);
+    // Strided: partial tiles meet padded rows and two batch dimensions.
+    problem.inner_batch = 3;
+    problem.pad = 2;
+    ExpectMatchesReference(problem, rng, tiling);
   }
 }
 

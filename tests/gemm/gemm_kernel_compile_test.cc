@@ -1,7 +1,8 @@
 // The emitted source through the GPU runtime compilers, which run on the host
 // without a device: NVRTC for an H100 (--config=cuda) and hiprtc for AMD
 // Instinct processors (--config=rocm), with the options the platforms use.
-// Every operand layout, both types, both beta forms and every tiling.
+// Every operand layout, both types, both beta forms, every tiling, strided
+// batches and bf16 operands with an f32 output.
 
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ std::vector<se::KernelSpec> AllVariants() {
       specs.push_back(gpu::EmitGemmKernel(
           *GemmProblem{1, 100, 100, 100}.Config(), "dot.1", tiling));
     }
+  }
+  // Strided batches and bf16 operands with an f32 output, every layout.
+  for (const GemmProblem& problem : StridedProblems()) {
+    specs.push_back(gpu::EmitGemmKernel(*problem.Config(), "strided"));
   }
   return specs;
 }

@@ -143,6 +143,33 @@ TEST(GemmKernelEmitterTest, SourceReadsOutputOnlyForNonZeroBeta) {
   }
 }
 
+// Strides are constants of the source: the leading dimensions, and the
+// batch index split over two batch dimensions that do not merge; bf16
+// operands with an f32 output read one type and store the other.
+TEST(GemmKernelEmitterTest, StridedSourceCarriesItsLayout) {
+  GemmProblem problem{2, 5, 6, 7};
+  problem.inner_batch = 3;
+  problem.pad = 1;
+  problem.type = se::blas::DataType::kBF16;
+  problem.output_type = se::blas::DataType::kF32;
+  GemmConfig config = ConfigOf(problem);
+  std::string source = gpu::EmitGemmKernel(config, "g").cuda_source;
+  // lhs [2, 5, 3, 8]: rows 24 apart, heads 8, batches 120; rhs [2, 7, 3, 7].
+  EXPECT_TRUE(absl::StrContains(source, "kLhsLd = 24LL, kRhsLd = 21LL"))
+      << source;
+  EXPECT_TRUE(absl::StrContains(source, "lhs_offset += rest % 3LL * 8LL;"))
+      << source;
+  EXPECT_TRUE(absl::StrContains(source, "lhs_offset += rest * 120LL;"))
+      << source;
+  EXPECT_TRUE(absl::StrContains(source, "typedef unsigned short input_t;"));
+  EXPECT_TRUE(absl::StrContains(source, "typedef float output_t;"));
+  // Dense configs keep one batch dimension and no modulo.
+  std::string dense =
+      gpu::EmitGemmKernel(ConfigOf({3, 4, 5, 6}), "g").cuda_source;
+  EXPECT_TRUE(absl::StrContains(dense, "lhs_offset += rest * 24LL;")) << dense;
+  EXPECT_FALSE(absl::StrContains(dense, "rest %")) << dense;
+}
+
 TEST(GemmKernelEmitterTest, HostKernelRejectsUndersizedBuffers) {
   GemmConfig config = ConfigOf({2, 4, 5, 6});
   se::KernelSpec spec = gpu::EmitGemmKernel(config, "gemm");

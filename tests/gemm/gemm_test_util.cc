@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "Eigen/Core"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -14,11 +16,13 @@ using se::blas::DataType;
 
 bool IsBf16(DataType type) { return type == DataType::kBF16; }
 
+PrimitiveType ElementType(DataType type) {
+  return IsBf16(type) ? PrimitiveType::BF16 : PrimitiveType::F32;
+}
+
 Shape MatrixShape(DataType type, int64_t batch, int64_t rows, int64_t cols) {
-  PrimitiveType element =
-      IsBf16(type) ? PrimitiveType::BF16 : PrimitiveType::F32;
-  if (batch == 1) return Shape(element, {rows, cols});
-  return Shape(element, {batch, rows, cols});
+  if (batch == 1) return Shape(ElementType(type), {rows, cols});
+  return Shape(ElementType(type), {batch, rows, cols});
 }
 
 // Values a buffer of `type` can hold exactly.
@@ -36,19 +40,48 @@ std::vector<float> RandomValues(DataType type, int64_t count,
 }  // namespace
 
 absl::StatusOr<gpu::GemmConfig> GemmProblem::Config() const {
-  Shape lhs = transpose_lhs ? MatrixShape(type, batch, k, m)
-                            : MatrixShape(type, batch, m, k);
-  Shape rhs = transpose_rhs ? MatrixShape(type, batch, n, k)
-                            : MatrixShape(type, batch, k, n);
-  return gpu::GemmConfig::For(lhs, transpose_lhs, rhs, transpose_rhs,
-                              MatrixShape(type, batch, m, n), alpha, beta);
+  const DataType out_type = output_type.value_or(type);
+  if (inner_batch == 1 && pad == 0) {
+    Shape lhs = transpose_lhs ? MatrixShape(type, batch, k, m)
+                              : MatrixShape(type, batch, m, k);
+    Shape rhs = transpose_rhs ? MatrixShape(type, batch, n, k)
+                              : MatrixShape(type, batch, k, n);
+    return gpu::GemmConfig::For(lhs, transpose_lhs, rhs, transpose_rhs,
+                                MatrixShape(out_type, batch, m, n), alpha,
+                                beta);
+  }
+  // [batch, rows, inner_batch, cols + pad] per operand, as stored.
+  auto layout = [&](int64_t rows, int64_t cols, bool transposed,
+                    int64_t& outer_stride, int64_t& inner_stride) {
+    const int64_t row = cols + pad;
+    inner_stride = row;
+    outer_stride = rows * inner_batch * row;
+    return gpu::GemmOperandLayout{
+        Shape(ElementType(type), {batch, rows, inner_batch, row}), transposed,
+        inner_batch * row};
+  };
+  gpu::GemmBatchDim outer{batch}, inner{inner_batch};
+  gpu::GemmOperandLayout lhs =
+      transpose_lhs ? layout(k, m, true, outer.lhs_stride, inner.lhs_stride)
+                    : layout(m, k, false, outer.lhs_stride, inner.lhs_stride);
+  gpu::GemmOperandLayout rhs =
+      transpose_rhs ? layout(n, k, true, outer.rhs_stride, inner.rhs_stride)
+                    : layout(k, n, false, outer.rhs_stride, inner.rhs_stride);
+  return gpu::GemmConfig::ForStrided(
+      lhs, rhs, Shape(ElementType(out_type), {batch, inner_batch, m, n}),
+      {outer, inner}, m, n, k, alpha, beta);
 }
 
 std::string GemmProblem::ToString() const {
-  return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s alpha=%g beta=%g",
-                         se::blas::ToString(type), batch, m, n, k,
-                         transpose_lhs ? " lhs^T" : "",
-                         transpose_rhs ? " rhs^T" : "", alpha, beta);
+  std::string out_type =
+      output_type.has_value()
+          ? absl::StrCat("->", se::blas::ToString(*output_type))
+          : "";
+  return absl::StrFormat(
+      "%s%s batch=%dx%d m=%d n=%d k=%d pad=%d%s%s alpha=%g beta=%g",
+      se::blas::ToString(type), out_type, batch, inner_batch, m, n, k, pad,
+      transpose_lhs ? " lhs^T" : "", transpose_rhs ? " rhs^T" : "", alpha,
+      beta);
 }
 
 GemmOperands RandomOperands(const gpu::GemmConfig& config, std::mt19937& rng) {
@@ -57,8 +90,8 @@ GemmOperands RandomOperands(const gpu::GemmConfig& config, std::mt19937& rng) {
       RandomValues(config.type, config.lhs_shape.ElementCount(), rng);
   operands.rhs =
       RandomValues(config.type, config.rhs_shape.ElementCount(), rng);
-  operands.out =
-      RandomValues(config.type, config.output_shape.ElementCount(), rng);
+  operands.out = RandomValues(config.output_type,
+                              config.output_shape.ElementCount(), rng);
   return operands;
 }
 
@@ -71,14 +104,23 @@ ExpectedGemm ReferenceGemm(const gpu::GemmConfig& config,
   want.value.resize(config.batch * m * n);
   want.tolerance.resize(want.value.size());
   for (int64_t b = 0; b < config.batch; ++b) {
-    const float* lhs = &operands.lhs[b * m * k];
-    const float* rhs = &operands.rhs[b * k * n];
+    // The batch's matrices, from the batch index split over the dimensions.
+    int64_t lhs_start = 0, rhs_start = 0;
+    for (int64_t d = config.batch_dims.size() - 1, rest = b; d >= 0; --d) {
+      const gpu::GemmBatchDim& dim = config.batch_dims[d];
+      lhs_start += rest % dim.size * dim.lhs_stride;
+      rhs_start += rest % dim.size * dim.rhs_stride;
+      rest /= dim.size;
+    }
+    const float* lhs = operands.lhs.data() + lhs_start;
+    const float* rhs = operands.rhs.data() + rhs_start;
+    const int64_t lda = config.lhs_ld, ldb = config.rhs_ld;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0, magnitude = 0;
         for (int64_t p = 0; p < k; ++p) {
-          double a = config.transpose_lhs ? lhs[p * m + i] : lhs[i * k + p];
-          double r = config.transpose_rhs ? rhs[j * k + p] : rhs[p * n + j];
+          double a = config.transpose_lhs ? lhs[p * lda + i] : lhs[i * lda + p];
+          double r = config.transpose_rhs ? rhs[j * ldb + p] : rhs[p * ldb + j];
           sum += a * r;
           magnitude += std::abs(a * r);
         }
@@ -92,7 +134,9 @@ ExpectedGemm ReferenceGemm(const gpu::GemmConfig& config,
         double tolerance = 2 * u *
                            ((k + 2) * std::abs(config.alpha) * magnitude +
                             2 * std::abs(scaled_out) + std::abs(value));
-        if (IsBf16(config.type)) tolerance += 2 * u_bf16 * std::abs(value);
+        if (IsBf16(config.output_type)) {
+          tolerance += 2 * u_bf16 * std::abs(value);
+        }
         want.value[index] = value;
         want.tolerance[index] = tolerance + 1e-30;  // Subnormal results.
       }
@@ -204,7 +248,7 @@ absl::StatusOr<std::vector<float>> GemmPlatformTest::RunKernel(
     const gpu::GemmConfig& config, const GemmOperands& operands) {
   se::ScopedDeviceAddress lhs = Upload(config.type, operands.lhs);
   se::ScopedDeviceAddress rhs = Upload(config.type, operands.rhs);
-  se::ScopedDeviceAddress out = Upload(config.type, operands.out);
+  se::ScopedDeviceAddress out = Upload(config.output_type, operands.out);
   absl::StatusOr<std::unique_ptr<se::Kernel>> kernel =
       executor_->LoadKernel(spec);
   if (!kernel.ok()) return kernel.status();
@@ -213,10 +257,28 @@ absl::StatusOr<std::vector<float>> GemmPlatformTest::RunKernel(
   absl::Status status = stream()->Launch(dims, **kernel, args);
   if (status.ok()) status = stream()->BlockHostUntilDone();
   if (!status.ok()) return status;
-  std::vector<float> result = Download(config.type, out.cref());
+  std::vector<float> result = Download(config.output_type, out.cref());
   result.resize(operands.out.size());
   return result;
 }
+
+namespace {
+
+// `base` with each of the four transpose combinations, alpha and beta taken
+// in turn from `scalars`.
+void AddEveryTransposeCombination(
+    GemmProblem base, absl::Span<const std::pair<float, float>> scalars,
+    int& next_scalars, std::vector<GemmProblem>& problems) {
+  for (int transposes = 0; transposes < 4; ++transposes) {
+    base.transpose_lhs = transposes & 1;
+    base.transpose_rhs = transposes & 2;
+    std::tie(base.alpha, base.beta) =
+        scalars[next_scalars++ % scalars.size()];
+    problems.push_back(base);
+  }
+}
+
+}  // namespace
 
 std::vector<GemmProblem> EdgeCaseProblems(DataType type) {
   struct Size {
@@ -232,15 +294,43 @@ std::vector<GemmProblem> EdgeCaseProblems(DataType type) {
   std::vector<GemmProblem> problems;
   int next_scalars = 0;
   for (const Size& size : sizes) {
-    for (int transposes = 0; transposes < 4; ++transposes) {
-      GemmProblem p;
-      p.batch = size.batch, p.m = size.m, p.n = size.n, p.k = size.k;
-      p.transpose_lhs = transposes & 1;
-      p.transpose_rhs = transposes & 2;
-      std::tie(p.alpha, p.beta) = scalars[next_scalars++ % std::size(scalars)];
-      p.type = type;
-      problems.push_back(p);
-    }
+    GemmProblem p;
+    p.batch = size.batch, p.m = size.m, p.n = size.n, p.k = size.k;
+    p.type = type;
+    AddEveryTransposeCombination(p, scalars, next_scalars, problems);
+  }
+  return problems;
+}
+
+std::vector<GemmProblem> StridedProblems() {
+  struct Layout {
+    int64_t batch, inner_batch, m, n, k, pad;
+    DataType type;
+    std::optional<DataType> output_type;
+  };
+  const Layout layouts[] = {
+      // Attention's bqhd x bkhd -> bhqk at a small size, and padded.
+      {4, 2, 16, 16, 16, 0, DataType::kF32, std::nullopt},
+      {2, 3, 17, 9, 13, 5, DataType::kF32, std::nullopt},
+      // One batch dimension, padded rows only.
+      {3, 1, 19, 23, 31, 2, DataType::kF32, std::nullopt},
+      // bf16 operands, f32 output: dense, then strided.
+      {1, 1, 33, 29, 40, 0, DataType::kBF16, DataType::kF32},
+      {3, 1, 19, 23, 31, 0, DataType::kBF16, DataType::kF32},
+      {2, 3, 17, 9, 13, 3, DataType::kBF16, DataType::kF32},
+      {2, 2, 8, 12, 10, 1, DataType::kBF16, std::nullopt},
+  };
+  const std::pair<float, float> scalars[] = {
+      {1.0f, 0.0f}, {0.5f, 1.0f}, {-2.0f, 0.5f}, {0.75f, 0.0f}};
+  std::vector<GemmProblem> problems;
+  int next_scalars = 0;
+  for (const Layout& l : layouts) {
+    GemmProblem p;
+    p.batch = l.batch, p.m = l.m, p.n = l.n, p.k = l.k;
+    p.inner_batch = l.inner_batch, p.pad = l.pad;
+    p.type = l.type;
+    p.output_type = l.output_type;
+    AddEveryTransposeCombination(p, scalars, next_scalars, problems);
   }
   return problems;
 }

@@ -5,6 +5,7 @@
 // error bound for f32 accumulation, shared by the emitted gemm's suites.
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,14 +29,23 @@ struct GemmProblem {
   bool transpose_lhs = false, transpose_rhs = false;
   float alpha = 1.0f, beta = 0.0f;
   se::blas::DataType type = se::blas::DataType::kF32;
+  // The output's type when it is not `type` (f32 for bf16 operands).
+  std::optional<se::blas::DataType> output_type;
+  // A second, inner batch dimension stored as attention's heads are: each
+  // operand is [batch, rows, inner_batch, cols + pad], so the inner batch
+  // is `cols + pad` elements apart, a stored row is inner_batch * (cols +
+  // pad) long, and the two batch dimensions do not merge.
+  int64_t inner_batch = 1;
+  int64_t pad = 0;
 
-  // Rank 3 when batch > 1, else rank 2.
+  // Dense (GemmConfig::For: rank 3 when batch > 1, else rank 2) unless
+  // inner_batch or pad ask for the strided form.
   absl::StatusOr<gpu::GemmConfig> Config() const;
   std::string ToString() const;
 };
 
-// Operands as the element values they hold (already rounded to bf16 for bf16
-// problems), row-major as stored, op() not applied.
+// Operands as the element values their buffers hold (already rounded to
+// bf16 for bf16 buffers), op() not applied.
 struct GemmOperands {
   std::vector<float> lhs, rhs, out;
 };
@@ -89,6 +99,11 @@ class GemmPlatformTest : public PlatformTest {
 // a batch; every one with each of the four transpose combinations, and
 // alpha/beta varied across them.
 std::vector<GemmProblem> EdgeCaseProblems(se::blas::DataType type);
+
+// Strided batches (two batch dimensions that do not merge, padded leading
+// dimensions) and bf16 operands with an f32 output, each with the four
+// transpose combinations and alpha/beta varied.
+std::vector<GemmProblem> StridedProblems();
 
 }  // namespace xla_lite::testing
 

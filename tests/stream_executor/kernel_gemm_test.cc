@@ -16,8 +16,18 @@ namespace {
 namespace se = ::stream_executor;
 using se::blas::Transpose;
 
+struct GemmCase;
+
 class KernelGemmTest : public PlatformTest {
  protected:
+  // Runs `g` through `blas` on random operands (bf16 ones, rounded before
+  // the reference sees them, when `bf16_operands`) with an f32 C, and
+  // checks C: every element against the reference, the padding between
+  // its columns untouched.
+  void ExpectGemmMatchesReference(se::blas::BlasSupport* blas,
+                                  se::Stream* stream, const GemmCase& g,
+                                  bool bf16_operands, std::mt19937& rng);
+
   template <typename T>
   se::ScopedDeviceAddress Upload(const std::vector<T>& host) {
     se::StreamExecutorAllocator* alloc = allocator();
@@ -114,6 +124,58 @@ std::vector<float> RandomVector(int64_t n, std::mt19937& rng) {
   return v;
 }
 
+void KernelGemmTest::ExpectGemmMatchesReference(se::blas::BlasSupport* blas,
+                                                se::Stream* stream,
+                                                const GemmCase& g,
+                                                bool bf16_operands,
+                                                std::mt19937& rng) {
+  bool ta = g.ta == Transpose::kTranspose, tb = g.tb == Transpose::kTranspose;
+  int lda = (ta ? g.k : g.m) + g.pad, ldb = (tb ? g.n : g.k) + g.pad,
+      ldc = g.m + g.pad;
+  int64_t sa = lda * (ta ? g.m : g.k), sb = ldb * (tb ? g.k : g.n),
+          sc = ldc * g.n;
+  std::vector<float> a = RandomVector(sa * g.batch, rng),
+                     b = RandomVector(sb * g.batch, rng),
+                     c = RandomVector(sc * g.batch, rng);
+  se::blas::GemmCall call;
+  se::ScopedDeviceAddress da, db, dc = Upload(c);
+  if (bf16_operands) {
+    std::vector<Eigen::bfloat16> a16(a.begin(), a.end()), b16(b.begin(), b.end());
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(a16[i]);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(b16[i]);
+    da = Upload(a16), db = Upload(b16);
+    call.type = se::blas::DataType::kBF16;
+    call.c_type = se::blas::DataType::kF32;
+  } else {
+    da = Upload(a), db = Upload(b);
+  }
+  call.transa = g.ta, call.transb = g.tb;
+  call.m = g.m, call.n = g.n, call.k = g.k;
+  call.alpha = g.alpha, call.beta = g.beta;
+  call.a = da.cref(), call.b = db.cref(), call.c = dc.cref();
+  call.lda = lda, call.ldb = ldb, call.ldc = ldc;
+  call.batch_count = g.batch;
+  call.stride_a = sa, call.stride_b = sb, call.stride_c = sc;
+  ASSERT_TRUE(blas->Gemm(stream, call).ok()) << call.ToString();
+  ASSERT_TRUE(stream->BlockHostUntilDone().ok());
+  std::vector<float> want = ReferenceGemm(g, a, lda, b, ldb, c, ldc);
+  std::vector<float> got = Download<float>(dc);
+  for (int bt = 0; bt < g.batch; ++bt) {
+    for (int j = 0; j < g.n; ++j) {
+      for (int i = 0; i < ldc; ++i) {
+        int64_t idx = bt * sc + j * ldc + i;
+        if (i >= g.m) {
+          EXPECT_EQ(got[idx], c[idx]) << call.ToString() << ": padding at " << idx;
+          continue;
+        }
+        EXPECT_NEAR(got[idx], want[idx], 1e-4 * (1 + std::abs(want[idx])))
+            << call.ToString() << " at batch " << bt << " (" << i << "," << j
+            << ")";
+      }
+    }
+  }
+}
+
 TEST_P(KernelGemmTest, GemmF32MatchesReference) {
   auto blas = executor_->AsBlas();
   if (!blas.ok()) {
@@ -131,34 +193,7 @@ TEST_P(KernelGemmTest, GemmF32MatchesReference) {
   auto stream = executor_->CreateStream();
   ASSERT_TRUE(stream.ok());
   for (const GemmCase& g : cases) {
-    bool ta = g.ta == Transpose::kTranspose, tb = g.tb == Transpose::kTranspose;
-    int lda = (ta ? g.k : g.m) + g.pad, ldb = (tb ? g.n : g.k) + g.pad,
-        ldc = g.m + g.pad;
-    int64_t sa = lda * (ta ? g.m : g.k), sb = ldb * (tb ? g.k : g.n), sc = ldc * g.n;
-    auto a = RandomVector(sa * g.batch, rng), b = RandomVector(sb * g.batch, rng),
-         c = RandomVector(sc * g.batch, rng);
-    auto da = Upload(a), db = Upload(b), dc = Upload(c);
-    se::blas::GemmCall call;
-    call.transa = g.ta, call.transb = g.tb;
-    call.m = g.m, call.n = g.n, call.k = g.k;
-    call.alpha = g.alpha, call.beta = g.beta;
-    call.a = da.cref(), call.b = db.cref(), call.c = dc.cref();
-    call.lda = lda, call.ldb = ldb, call.ldc = ldc;
-    call.batch_count = g.batch;
-    call.stride_a = sa, call.stride_b = sb, call.stride_c = sc;
-    ASSERT_TRUE((*blas)->Gemm(stream->get(), call).ok()) << call.ToString();
-    ASSERT_TRUE((*stream)->BlockHostUntilDone().ok());
-    std::vector<float> want = ReferenceGemm(g, a, lda, b, ldb, c, ldc);
-    std::vector<float> got = Download<float>(dc);
-    for (int bt = 0; bt < g.batch; ++bt) {
-      for (int j = 0; j < g.n; ++j) {
-        for (int i = 0; i < g.m; ++i) {
-          int64_t idx = bt * sc + j * ldc + i;
-          EXPECT_NEAR(got[idx], want[idx], 1e-4 * (1 + std::abs(want[idx])))
-              << call.ToString() << " at batch " << bt << " (" << i << "," << j << ")";
-        }
-      }
-    }
+    ExpectGemmMatchesReference(*blas, stream->get(), g, false, rng);
   }
 }
 
@@ -191,6 +226,46 @@ TEST_P(KernelGemmTest, GemmBF16MatchesReference) {
     EXPECT_NEAR(static_cast<float>(got[i]), want[i], 1e-2 * (1 + std::abs(want[i])))
         << i;
   }
+}
+
+// bf16 operands with an f32 C (tensor cores on GPUs): products of bf16
+// values are exact in f32, so only the f32 sums round. Strided batches
+// with padded leading dimensions and beta != 0, so C is read as f32 too.
+TEST_P(KernelGemmTest, GemmBf16ToF32MatchesReference) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) {
+    ASSERT_FALSE(PlatformRequired(GetParam())) << blas.status();
+    GTEST_SKIP() << "no BLAS on " << GetParam() << ": " << blas.status();
+  }
+  std::mt19937 rng(9);
+  const std::vector<GemmCase> cases = {
+      {Transpose::kNoTranspose, Transpose::kNoTranspose, 16, 24, 32, 0, 1, 1, 0},
+      {Transpose::kTranspose, Transpose::kNoTranspose, 9, 13, 40, 3, 3, 0.5, 1},
+      {Transpose::kNoTranspose, Transpose::kTranspose, 33, 7, 17, 1, 2, -1, 0.25},
+  };
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  for (const GemmCase& g : cases) {
+    ExpectGemmMatchesReference(*blas, stream->get(), g, true, rng);
+  }
+}
+
+TEST_P(KernelGemmTest, GemmRejectsF32OperandsWithBf16Output) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) GTEST_SKIP() << blas.status();
+  auto buffer = Upload(std::vector<float>(64));
+  se::blas::GemmCall call;
+  call.c_type = se::blas::DataType::kBF16;
+  call.m = call.n = call.k = 4;
+  call.a = call.b = call.c = buffer.cref();
+  call.lda = call.ldb = call.ldc = 4;
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  absl::Status status = (*blas)->Gemm(stream->get(), call);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("f32 operands with a bf16 result"),
+            std::string::npos)
+      << status;
 }
 
 TEST_P(KernelGemmTest, GemmRejectsUndersizedBuffer) {

@@ -28,11 +28,20 @@ absl::Status GemmThunk::Initialize(const InitializeParams& params) {
 absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) {
   ASSIGN_OR_RETURN(se::blas::BlasSupport * blas, params.executor()->AsBlas());
   const BufferAllocations& buffers = *params.buffer_allocations;
-  se::blas::GemmCall call = config_.ToBlasCall(buffers.GetDeviceAddress(lhs_),
-                                               buffers.GetDeviceAddress(rhs_),
-                                               buffers.GetDeviceAddress(output_));
   VLOG(5) << "gemm " << ToString() << " " << config_.ToString();
-  return blas->Gemm(params.stream, call);
+  return RunGemm(blas, params.stream, buffers.GetDeviceAddress(lhs_),
+                 buffers.GetDeviceAddress(rhs_),
+                 buffers.GetDeviceAddress(output_));
+}
+
+absl::Status GemmThunk::RunGemm(se::blas::BlasSupport* blas, se::Stream* stream,
+                                se::DeviceAddressBase lhs,
+                                se::DeviceAddressBase rhs,
+                                se::DeviceAddressBase output) const {
+  for (const se::blas::GemmCall& call : config_.ToBlasCalls(lhs, rhs, output)) {
+    RETURN_IF_ERROR(blas->Gemm(stream, call));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> GemmThunk::Trace(
@@ -42,11 +51,10 @@ absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> GemmThunk::Trace(
   TraceCache::Key key = {buffers.GetDeviceAddress(lhs_),
                          buffers.GetDeviceAddress(rhs_),
                          buffers.GetDeviceAddress(output_)};
-  se::blas::GemmCall call = config_.ToBlasCall(key[0], key[1], key[2]);
   auto trace = [&]() -> absl::StatusOr<std::unique_ptr<se::CapturedGraph>> {
     VLOG(5) << "trace gemm " << ToString() << " " << config_.ToString();
     return se::TraceIntoGraph(params.stream, [&](se::Stream* stream) {
-      return blas->Gemm(stream, call);
+      return RunGemm(blas, stream, key[0], key[1], key[2]);
     });
   };
   if (params.trace_cache == nullptr) {

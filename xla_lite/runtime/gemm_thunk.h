@@ -11,7 +11,9 @@
 
 namespace xla_lite::gpu {
 
-// A gemm through the platform's BLAS library (cuBLAS, hipBLAS, Eigen).
+// A gemm through the platform's BLAS library (cuBLAS, hipBLAS, Eigen): one
+// strided batched call, or one per index of the outer batch dimensions when
+// the config's batch dimensions do not collapse into one (GemmConfig).
 //
 // In a command buffer the library call becomes a traced child graph: the
 // library decides what it enqueues, so the only way to record it is stream
@@ -40,6 +42,11 @@ class GemmThunk : public Thunk {
   const GemmConfig& config() const { return config_; }
 
  private:
+  // Enqueues every BLAS call of the gemm on these addresses.
+  absl::Status RunGemm(se::blas::BlasSupport* blas, se::Stream* stream,
+                       se::DeviceAddressBase lhs, se::DeviceAddressBase rhs,
+                       se::DeviceAddressBase output) const;
+
   // The gemm on `params`' addresses as a captured graph, from the trace
   // cache when it has one for these addresses.
   absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> Trace(

@@ -7,15 +7,22 @@
 
 namespace xla_lite {
 
-// Rewrites every dot of the entry computation into the form a gemm takes:
-// operands of rank 2 ([m,k] x [k,n]) or rank 3 with the batch dimension
-// first ([b,m,k] x [b,k,n]), one contracting dimension per operand among
-// its two minor ones. Batch, free and contracting dimensions are grouped by
-// transposes (only when the operand's order does not group them already)
-// and flattened by reshapes; the result is reshaped back to the dot's
-// dimensions. Gemm lowering turns a contracting dimension in the other
-// minor position, and a transpose of the two minor dimensions, into the
-// gemm's transpose flags, so the common 2-d cases need no data movement.
+// Rewrites every dot of the entry computation into a form one batched gemm
+// computes by reading its operands in place (FoldDotIntoGemm over the
+// operands' strides, gemm_layout.h): batch dimensions anywhere, the free
+// and contracting dimensions of each operand each one strided run, one of
+// the two contiguous. A dot already of that form is left alone. Otherwise,
+// with as few copies as possible:
+//  - the contracting pairs are listed in the order in which they chain;
+//  - an operand that is a transpose is read through it (the transpose is
+//    folded into the dimension numbers) when its free dimensions keep
+//    their order, so the dot's result is unchanged;
+//  - an operand that still does not fit is copied by a transpose into
+//    [batch, matrix] order.
+// When no such form exists (two conflicting copies that a gemm would read
+// through), both operands are transposed and flattened to rank 2 or 3 and
+// the result reshaped back. INTERNAL if a dot still does not fit after
+// all this.
 absl::Status CanonicalizeDots(HloModule* module);
 
 // Whether `dot` already has the form above.

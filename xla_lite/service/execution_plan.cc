@@ -209,33 +209,15 @@ absl::Status PlanBuilder::AddGemm(const HloInstruction* dot) {
 // copies the addend into the value's buffer first unless they are one.
 absl::Status PlanBuilder::AddAccumulatingGemm(
     const HloInstruction* value, const GemmAccumulation& accumulation) {
-  ASSIGN_OR_RETURN(GemmLowering lowering, LowerDot(*accumulation.dot));
-  const GemmConfig& dot = lowering.config;
-  GemmOperand lhs = lowering.lhs, rhs = lowering.rhs;
-  absl::StatusOr<GemmConfig> config;
-  if (accumulation.transposed) {
-    // out^T = op(rhs)^T @ op(lhs)^T.
-    config = GemmConfig::For(dot.rhs_shape, !dot.transpose_rhs, dot.lhs_shape,
-                             !dot.transpose_lhs, value->shape(),
-                             accumulation.alpha, 1.0f);
-    std::swap(lhs, rhs);
-  } else {
-    config = GemmConfig::For(dot.lhs_shape, dot.transpose_lhs, dot.rhs_shape,
-                             dot.transpose_rhs, value->shape(),
-                             accumulation.alpha, 1.0f);
-  }
-  if (!config.ok()) {
-    return absl::InternalError(absl::StrCat(
-        value->name(), ": accumulating ", accumulation.dot->name(),
-        " as a gemm: ", config.status().message()));
-  }
+  ASSIGN_OR_RETURN(GemmLowering lowering,
+                   LowerAccumulation(accumulation, value->shape()));
   PlannedOp op;
   op.kind = PlannedOp::Kind::kGemm;
   op.name = absl::StrCat(accumulation.dot->name(), "+", value->name());
-  op.reads = {BufferOf(lhs.source), BufferOf(rhs.source),
+  op.reads = {BufferOf(lowering.lhs.source), BufferOf(lowering.rhs.source),
               BufferOf(accumulation.addend)};
   op.writes = {BufferOf(value)};
-  op.gemm = *std::move(config);
+  op.gemm = std::move(lowering.config);
   AddOp(std::move(op));
   return absl::OkStatus();
 }

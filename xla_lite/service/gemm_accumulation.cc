@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "xla_lite/service/gemm_layout.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 
 namespace xla_lite::gpu {
@@ -39,6 +40,20 @@ bool SwapsMinorDimensions(const HloInstruction& transpose) {
   return transpose.dimensions() == swap;
 }
 
+// Whether the dot's two minor result dimensions are its m and n, so that
+// swapping them transposes every matrix of the gemm's result.
+bool HasOneFreeDimensionPerOperand(const HloInstruction& dot) {
+  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
+  return FreeDimensions(dot.operand(0)->shape().rank(),
+                        dnums.lhs_batch_dimensions,
+                        dnums.lhs_contracting_dimensions)
+                 .size() == 1 &&
+         FreeDimensions(dot.operand(1)->shape().rank(),
+                        dnums.rhs_batch_dimensions,
+                        dnums.rhs_contracting_dimensions)
+                 .size() == 1;
+}
+
 // `term` as scale * dot or scale * transpose(dot), each op used once.
 std::optional<GemmAccumulation> MatchScaledDot(const HloInstruction& term) {
   if (!IsF32(term) || !HasOneUser(term)) return std::nullopt;
@@ -60,6 +75,9 @@ std::optional<GemmAccumulation> MatchScaledDot(const HloInstruction& term) {
     if (!HasOneUser(*product)) return std::nullopt;
   }
   if (product->opcode() != HloOpcode::kDot || !IsF32(*product)) {
+    return std::nullopt;
+  }
+  if (match.transposed && !HasOneFreeDimensionPerOperand(*product)) {
     return std::nullopt;
   }
   match.dot = product;

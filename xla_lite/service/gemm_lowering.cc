@@ -1,45 +1,47 @@
 #include "xla_lite/service/gemm_lowering.h"
 
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "xla_lite/service/dot_canonicalizer.h"
+#include "xla_lite/service/gemm_layout.h"
 
 namespace xla_lite::gpu {
 namespace {
 
-// The operand as its source stores it: the two minor dimensions swapped
-// when the source holds it transposed.
-Shape StoredShape(const HloInstruction& operand, bool transposed) {
-  std::vector<int64_t> dims = operand.shape().dimensions();
-  if (transposed) std::swap(dims[dims.size() - 1], dims[dims.size() - 2]);
-  return Shape(operand.shape().element_type(), std::move(dims));
+// The buffer a gemm operand reads: its source's, as a plain array.
+GemmOperandLayout BufferLayout(const GemmOperand& operand, bool transposed,
+                               int64_t ld) {
+  const Shape& shape = operand.source->shape();
+  return {Shape(shape.element_type(), shape.dimensions()), transposed, ld};
 }
 
-}  // namespace
-
-absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot) {
-  if (!IsCanonicalDot(dot)) {
-    return absl::InternalError(absl::StrCat(
-        "dot ", dot.name(), " was not canonicalized before gemm lowering"));
+absl::StatusOr<GemmLowering> Lower(const HloInstruction& dot,
+                                   bool transposed_output,
+                                   const Shape& output, float alpha,
+                                   float beta) {
+  const HloInstruction* lhs = dot.operand(0);
+  const HloInstruction* rhs = dot.operand(1);
+  absl::StatusOr<DotGemmLayout> layout =
+      FoldDotIntoGemm(dot.dot_dimension_numbers(), GemmOperandView(lhs),
+                      GemmOperandView(rhs));
+  if (!layout.ok()) {
+    return absl::InternalError(
+        absl::StrCat("dot ", dot.name(), " was not canonicalized before gemm "
+                     "lowering: ", layout.status().message()));
   }
-  const HloInstruction& lhs = *dot.operand(0);
-  const HloInstruction& rhs = *dot.operand(1);
-  int64_t rank = dot.shape().rank();
-  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
-  bool lhs_k_first = dnums.lhs_contracting_dimensions[0] == rank - 2;
-  bool rhs_k_last = dnums.rhs_contracting_dimensions[0] == rank - 1;
   GemmLowering lowering;
-  lowering.lhs = ResolveGemmOperand(&lhs);
-  lowering.rhs = ResolveGemmOperand(&rhs);
-  // op(stored lhs) must be [m,k] and op(stored rhs) [k,n].
-  bool transpose_lhs = lhs_k_first != lowering.lhs.transposed;
-  bool transpose_rhs = rhs_k_last != lowering.rhs.transposed;
-  absl::StatusOr<GemmConfig> config =
-      GemmConfig::For(StoredShape(lhs, lowering.lhs.transposed), transpose_lhs,
-                      StoredShape(rhs, lowering.rhs.transposed), transpose_rhs,
-                      dot.shape(), 1.0f, 0.0f);
+  lowering.lhs = ResolveGemmOperand(lhs);
+  lowering.rhs = ResolveGemmOperand(rhs);
+  if (transposed_output) {
+    *layout = layout->Transposed();
+    std::swap(lowering.lhs, lowering.rhs);
+  }
+  absl::StatusOr<GemmConfig> config = GemmConfig::ForStrided(
+      BufferLayout(lowering.lhs, layout->transpose_lhs, layout->lhs_ld),
+      BufferLayout(lowering.rhs, layout->transpose_rhs, layout->rhs_ld),
+      Shape(output.element_type(), output.dimensions()),
+      std::move(layout->batch_dims), layout->m, layout->n, layout->k, alpha,
+      beta);
   if (!config.ok()) {
     return absl::UnimplementedError(absl::StrCat(
         "instruction ", dot.name(), " (dot) cannot be a gemm: ",
@@ -47,6 +49,18 @@ absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot) {
   }
   lowering.config = *std::move(config);
   return lowering;
+}
+
+}  // namespace
+
+absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot) {
+  return Lower(dot, /*transposed_output=*/false, dot.shape(), 1.0f, 0.0f);
+}
+
+absl::StatusOr<GemmLowering> LowerAccumulation(
+    const GemmAccumulation& accumulation, const Shape& value_shape) {
+  return Lower(*accumulation.dot, accumulation.transposed, value_shape,
+               accumulation.alpha, 1.0f);
 }
 
 }  // namespace xla_lite::gpu

@@ -56,14 +56,15 @@ absl::Status CheckArguments(const GemmConfig& config,
 }
 
 // op(operand) of one batch as a dense row-major rows x cols f32 matrix, so
-// that the product's inner loop reads both operands contiguously.
+// that the product's inner loop reads both operands contiguously. The
+// stored matrix has `ld` elements between its rows.
 template <typename Storage>
 void Unpack(const Storage* data, int64_t rows, int64_t cols, bool transposed,
-            std::vector<float>& matrix) {
+            int64_t ld, std::vector<float>& matrix) {
   matrix.resize(rows * cols);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
-      int64_t stored = transposed ? c * rows + r : r * cols + c;
+      int64_t stored = transposed ? c * ld + r : r * ld + c;
       matrix[r * cols + c] = LoadElement(data, stored);
     }
   }
@@ -80,18 +81,19 @@ void AddScaledRow(float* __restrict acc, const float* __restrict row,
   for (; j < n; ++j) acc[j] += scale * row[j];
 }
 
-template <typename Storage>
-void RunGemm(const GemmConfig& config, const Storage* lhs, const Storage* rhs,
-             Storage* out) {
+template <typename Input, typename Output>
+void RunGemm(const GemmConfig& config, const Input* lhs, const Input* rhs,
+             Output* out) {
   // Rows of the output accumulated together, so that each row of op(rhs) is
   // read once per block while the accumulators stay in cache.
   constexpr int64_t kRowBlock = 4;
   const int64_t m = config.m, n = config.n, k = config.k;
   std::vector<float> a, b, acc(kRowBlock * n);
   for (int64_t batch = 0; batch < config.batch; ++batch) {
-    Unpack(lhs + batch * m * k, m, k, config.transpose_lhs, a);
-    Unpack(rhs + batch * k * n, k, n, config.transpose_rhs, b);
-    Storage* out_batch = out + batch * m * n;
+    auto [lhs_offset, rhs_offset] = config.OperandOffsets(batch);
+    Unpack(lhs + lhs_offset, m, k, config.transpose_lhs, config.lhs_ld, a);
+    Unpack(rhs + rhs_offset, k, n, config.transpose_rhs, config.rhs_ld, b);
+    Output* out_batch = out + batch * m * n;
     for (int64_t i0 = 0; i0 < m; i0 += kRowBlock) {
       const int64_t rows = std::min(kRowBlock, m - i0);
       std::fill(acc.begin(), acc.end(), 0.0f);
@@ -101,7 +103,7 @@ void RunGemm(const GemmConfig& config, const Storage* lhs, const Storage* rhs,
         }
       }
       for (int64_t r = 0; r < rows; ++r) {
-        Storage* out_row = out_batch + (i0 + r) * n;
+        Output* out_row = out_batch + (i0 + r) * n;
         for (int64_t j = 0; j < n; ++j) {
           // beta == 0 never reads out, which may hold garbage (BLAS's rule).
           float value = config.alpha * acc[r * n + j];
@@ -122,7 +124,11 @@ se::HostKernelFn GemmHostKernel(const GemmConfig& config) {
                   const se::LaunchDimensions&) -> absl::Status {
     RETURN_IF_ERROR(CheckArguments(config, args));
     VLOG(3) << "host gemm " << config.ToString();
-    if (config.type == se::blas::DataType::kBF16) {
+    if (config.type == se::blas::DataType::kBF16 &&
+        config.output_type == se::blas::DataType::kF32) {
+      RunGemm(config, args.ptr<const uint16_t>(0), args.ptr<const uint16_t>(1),
+              args.ptr<float>(2));
+    } else if (config.type == se::blas::DataType::kBF16) {
       RunGemm(config, args.ptr<const uint16_t>(0), args.ptr<const uint16_t>(1),
               args.ptr<uint16_t>(2));
     } else {

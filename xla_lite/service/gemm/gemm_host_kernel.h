@@ -8,10 +8,11 @@ namespace xla_lite::gpu {
 
 // The host platform's form of the emitted gemm: arguments (lhs, rhs, out)
 // as device addresses, the whole product in one call whatever the launch
-// dimensions. Each output element sums its products in increasing k in f32,
-// as every thread of the GPU kernel does, then applies alpha and beta the
-// same way. A buffer smaller than the config needs is INVALID_ARGUMENT,
-// before anything is written.
+// dimensions, reading each batch's operands at the config's strides. Each
+// output element sums its products in increasing k in f32, as every thread
+// of the GPU kernel does, then applies alpha and beta the same way. A
+// buffer smaller than the config needs is INVALID_ARGUMENT, before
+// anything is written.
 se::HostKernelFn GemmHostKernel(const GemmConfig& config);
 
 }  // namespace xla_lite::gpu

@@ -13,10 +13,13 @@ namespace xla_lite::gpu {
 // The compiler's own gemm, for when the platform has no BLAS library
 // (StreamExecutor::AsBlas() fails) or DebugOptions.xla_gpu_use_emitted_gemm
 // asks for it. The kernel takes three device addresses (lhs, rhs, out), with
-// every size, transpose, alpha and beta baked in, and computes
+// every size, transpose, leading dimension, batch stride, alpha and beta
+// baked in, and computes
 //   out = alpha * op(lhs) @ op(rhs) + beta * out
 // for every batch in f32 (bf16 operands widened, a bf16 result rounded to
-// nearest even); beta == 0 never reads out. The spec has the CUDA C source
+// nearest even, an f32 result of bf16 operands stored as summed); beta == 0
+// never reads out. Batches are the grid's z, split over the config's batch
+// dimensions to find each operand's matrices. The spec has the CUDA C source
 // that NVRTC and hiprtc compile (a shared-memory tiled kernel) and a host
 // function; run it with a KernelThunk and GemmLaunchDimensions(config), with
 // the output slice marked written.

@@ -24,25 +24,19 @@ namespace {
 // hiprtc with -ffp-contract=off), exactly as the host kernel does.
 constexpr char kKernelTemplate[] = R"(// Emitted gemm: $CONFIG
 // out = alpha * op(lhs) @ op(rhs) + beta * out, row-major; $TILING.
-typedef $STORAGE storage_t;
+typedef $INPUT input_t;
+typedef $OUTPUT output_t;
 $AWAIT_PRODUCERS
 $FLOAT16
+$ELEMENTS
 $DEFINITIONS
 
-__device__ __forceinline__ float load_element(const storage_t* data,
-                                              long long i) {
-$LOAD
-}
-
-__device__ __forceinline__ void store_element(storage_t* data, long long i,
-                                              float value) {
-$STORE
-}
-
 extern "C" __global__ void __launch_bounds__(256)
-$ENTRY(const storage_t* __restrict__ lhs,
-    const storage_t* __restrict__ rhs$OUTPUT_PARAMETERS) {
+$ENTRY(const input_t* __restrict__ lhs,
+    const input_t* __restrict__ rhs$OUTPUT_PARAMETERS) {
   constexpr long long kBatch = $BATCHLL, kM = $MLL, kN = $NLL, kK = $KLL;
+  // Elements from one stored row of an operand to the next.
+  constexpr long long kLhsLd = $LHS_LDLL, kRhsLd = $RHS_LDLL;
   constexpr int kTileM = $TILE_M, kTileN = $TILE_N, kTileK = $TILE_K;
   constexpr int kRowsPerThread = $ROWS_PER_THREAD;
   constexpr int kColsPerThread = $COLS_PER_THREAD;
@@ -61,8 +55,9 @@ $SCALARS
   const long long col0 = (long long)blockIdx.x * kTileN;
   // Grids are capped at 65535 along y and z; blocks loop over the rest.
   for (long long batch = blockIdx.z; batch < kBatch; batch += gridDim.z) {
-    const storage_t* lhs_batch = lhs + batch * kM * kK;
-    const storage_t* rhs_batch = rhs + batch * kK * kN;
+$BATCH_OFFSETS
+    const input_t* lhs_batch = lhs + lhs_offset;
+    const input_t* rhs_batch = rhs + rhs_offset;
     for (long long tile_m = blockIdx.y; tile_m < kTilesM; tile_m += gridDim.y) {
       const long long row0 = tile_m * kTileM;
       float acc[kRowsPerThread][kColsPerThread];
@@ -144,12 +139,68 @@ $BETA_TERM
 }
 )";
 
-constexpr char kF32Load[] = "  return data[i];";
-constexpr char kF32Store[] = "  data[i] = value;";
+// Loads and stores of one element type, as overloads on the pointer type
+// so that operands and output may differ (bf16 operands, f32 output).
+constexpr char kF32Elements[] = R"(
+__device__ __forceinline__ float load_element(const float* data,
+                                              long long i) {
+  return data[i];
+}
+__device__ __forceinline__ void store_element(float* data, long long i,
+                                              float value) {
+  data[i] = value;
+})";
 // bf16 elements through the shared conversions (kFloat16DeviceSource), so
 // the emitted gemm rounds as the host kernel does.
-constexpr char kBf16Load[] = "  return xl_bf16_to_f32(data[i]);";
-constexpr char kBf16Store[] = "  data[i] = xl_f32_to_bf16(value);";
+constexpr char kBf16Elements[] = R"(
+__device__ __forceinline__ float load_element(const unsigned short* data,
+                                              long long i) {
+  return xl_bf16_to_f32(data[i]);
+}
+__device__ __forceinline__ void store_element(unsigned short* data,
+                                              long long i, float value) {
+  data[i] = xl_f32_to_bf16(value);
+})";
+
+const char* StorageType(se::blas::DataType type) {
+  return type == se::blas::DataType::kBF16 ? "unsigned short" : "float";
+}
+
+std::string ElementFunctions(const GemmConfig& config) {
+  auto functions = [](se::blas::DataType type) {
+    return type == se::blas::DataType::kBF16 ? kBf16Elements : kF32Elements;
+  };
+  if (config.output_type == config.type) return functions(config.type);
+  return absl::StrCat(functions(config.type), functions(config.output_type));
+}
+
+// Where batch `batch` of each operand starts: the linear batch index split
+// over the batch dimensions, innermost first; the outermost index needs no
+// modulo, as batch < kBatch. Without batches the loop never runs.
+std::string BatchOffsets(const GemmConfig& config) {
+  if (config.batch_dims.empty() || config.batch == 0) {
+    return "    const long long lhs_offset = 0, rhs_offset = 0;";
+  }
+  std::string code =
+      "    long long lhs_offset = 0, rhs_offset = 0, rest = batch;";
+  for (size_t i = config.batch_dims.size(); i-- > 0;) {
+    const GemmBatchDim& dim = config.batch_dims[i];
+    if (i == 0) {
+      absl::StrAppendFormat(&code,
+                            "\n    lhs_offset += rest * %dLL;"
+                            "\n    rhs_offset += rest * %dLL;",
+                            dim.lhs_stride, dim.rhs_stride);
+    } else {
+      absl::StrAppendFormat(&code,
+                            "\n    lhs_offset += rest %% %dLL * %dLL;"
+                            "\n    rhs_offset += rest %% %dLL * %dLL;"
+                            "\n    rest /= %dLL;",
+                            dim.size, dim.lhs_stride, dim.size, dim.rhs_stride,
+                            dim.size);
+    }
+  }
+  return code;
+}
 
 // Which tile element thread element `e` stages: `fast` varies fastest with
 // `e`, and is chosen as the operand's contiguous dimension so that
@@ -191,10 +242,10 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              const std::string& entry,
                              const GemmEpilogueSource* epilogue) {
   CHECK(tiling.IsValid()) << tiling.ToString();
-  CHECK(epilogue == nullptr || (config.beta == 0.0f &&
-                                config.type == se::blas::DataType::kF32))
+  CHECK(epilogue == nullptr ||
+        (config.beta == 0.0f && config.type == se::blas::DataType::kF32 &&
+         config.output_type == se::blas::DataType::kF32))
       << "epilogues take f32 products with beta = 0: " << config.ToString();
-  const bool bf16 = config.type == se::blas::DataType::kBF16;
   const bool read_out = config.beta != 0.0f;
   std::string scalars = FloatConstant("alpha", config.alpha);
   if (read_out)
@@ -212,9 +263,12 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
       {
           {"$CONFIG", config.ToString()},
           {"$TILING", tiling.ToString()},
-          {"$STORAGE", bf16 ? "unsigned short" : "float"},
-          {"$LOAD", bf16 ? kBf16Load : kF32Load},
-          {"$STORE", bf16 ? kBf16Store : kF32Store},
+          {"$INPUT", StorageType(config.type)},
+          {"$OUTPUT", StorageType(config.output_type)},
+          {"$ELEMENTS", ElementFunctions(config)},
+          {"$BATCH_OFFSETS", BatchOffsets(config)},
+          {"$LHS_LD", absl::StrCat(config.lhs_ld)},
+          {"$RHS_LD", absl::StrCat(config.rhs_ld)},
           {"$ENTRY", entry},
           {"$BATCH", absl::StrCat(config.batch)},
           {"$M", absl::StrCat(config.m)},
@@ -228,10 +282,10 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$SCALARS", scalars},
           {"$LHS_INDEX", lhs_index},
           {"$LHS_OFFSET",
-           config.transpose_lhs ? "k * kM + row" : "row * kK + k"},
+           config.transpose_lhs ? "k * kLhsLd + row" : "row * kLhsLd + k"},
           {"$RHS_INDEX", rhs_index},
           {"$RHS_OFFSET",
-           config.transpose_rhs ? "col * kK + k" : "k * kN + col"},
+           config.transpose_rhs ? "col * kRhsLd + k" : "k * kRhsLd + col"},
           {"$BETA_TERM", read_out
                              ? "            value = value + beta * "
                                "load_element(out, index);"
@@ -240,7 +294,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$FLOAT16", kFloat16DeviceSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS", epilogue == nullptr
-                                     ? ", storage_t* out"
+                                     ? ", output_t* out"
                                      : epilogue->parameters},
           {"$STORE_RESULT",
            epilogue == nullptr

@@ -27,9 +27,11 @@ struct GemmEpilogueSource {
 };
 
 // Portable CUDA C (NVRTC and hiprtc both compile it) for
-//   extern "C" __global__ void <entry>(const T* lhs, const T* rhs, T* out)
-// computing `config` with `tiling`; every size, stride, transpose, alpha and
-// beta is a constant in the source. `entry` must be a C identifier.
+//   extern "C" __global__ void <entry>(const T* lhs, const T* rhs, U* out)
+// computing `config` with `tiling` (U is T, or float for bf16 operands with
+// an f32 result); every size, leading dimension, batch stride, transpose,
+// alpha and beta is a constant in the source. `entry` must be a C
+// identifier.
 // With an epilogue (f32, beta = 0 only) `out` gives way to its parameters.
 // Launch it with GemmLaunchDimensionsFor(config, tiling).
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
