@@ -158,6 +158,30 @@ ENTRY main {
   b = f32[2,5] parameter(1)
   ROOT op = f32[2,8] concatenate(a, b), dimensions={1}
 })", false}},
+      {HloOpcode::kGather, {R"(
+HloModule gather
+ENTRY main {
+  table = f32[8,4] parameter(0)
+  ids = s32[3] parameter(1)
+  ROOT op = f32[3,4] gather(table, ids), offset_dims={1},
+      collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1,
+      slice_sizes={1,4}
+})", false}},
+      {HloOpcode::kScatter, {R"(
+HloModule scatter
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  table = f32[8,4] parameter(0)
+  ids = s32[3] parameter(1)
+  rows = f32[3,4] parameter(2)
+  ROOT op = f32[8,4] scatter(table, ids, rows), update_window_dims={1},
+      inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+      index_vector_dim=1, to_apply=add
+})", false}},
   };
   int refused = 0;
   for (HloOpcode opcode : AllOpcodes()) {

@@ -193,6 +193,33 @@ TEST(BaselineTest, FileErrorsNameThePath) {
   EXPECT_THAT(invalid.status().message(), HasSubstr(bad));
 }
 
+// The table lists an MLP's peers by layers and batch, any other model's by
+// the model's name; a peer of another model is left out.
+TEST(PeersTest, TableMatchesByConfigOrName) {
+  BenchResult result;
+  BenchModel* mlp = result.add_models();
+  mlp->set_name("mlp_softmax");
+  mlp->set_config("64-128-128-10:32");
+  BenchModel* transformer = result.add_models();
+  transformer->set_name("transformer_medium");
+  transformer->set_config("4 decoder blocks:16");
+  auto add_peer = [&](const char* peer, const char* model, int64_t batch,
+                      double us) {
+    BenchPeer* p = result.add_peers();
+    p->set_peer(peer);
+    p->set_model(model);
+    p->set_batch(batch);
+    p->set_median_step_us(us);
+  };
+  add_peer("jax", "64-128-128-10", 32, 111.5);
+  add_peer("jax", "transformer_medium", 16, 222.5);
+  add_peer("jax", "cnn_cifar", 64, 333.5);
+  const std::string table = BenchTable(result);
+  EXPECT_THAT(table, HasSubstr("111.5"));
+  EXPECT_THAT(table, HasSubstr("222.5"));
+  EXPECT_THAT(table, Not(HasSubstr("333.5")));
+}
+
 TEST(PeersTest, ReadsLinesAndSkipsErrors) {
   std::string path = absl::StrCat(::testing::TempDir(), "/peers.jsonl");
   ASSERT_TRUE(

@@ -43,10 +43,17 @@ double CopiesPerStep(const BenchMode& mode) {
          SteadyPerStep(mode, &ExecutionCounters::parameter_copies);
 }
 
+// A peer line names an MLP by its layers and batch ("48-96-80-12" and 24,
+// as the model's config says), any other model by its folder's name.
+bool PeerMeasures(const BenchPeer& peer, const BenchModel& model) {
+  return peer.model() == model.name() ||
+         absl::StrCat(peer.model(), ":", peer.batch()) == model.config();
+}
+
 std::string Peers(const BenchResult& result, const BenchModel& model) {
   std::string rows;
   for (const BenchPeer& peer : result.peers()) {
-    if (absl::StrCat(peer.model(), ":", peer.batch()) != model.config()) continue;
+    if (!PeerMeasures(peer, model)) continue;
     absl::StrAppendFormat(&rows, "| | %s | %.1f | | | | | | |\n", peer.peer(),
                           peer.median_step_us());
   }
@@ -137,7 +144,7 @@ std::string BenchSvg(const BenchResult& result) {
       steps = std::max<size_t>(steps, mode.step_us_size());
     }
     for (const BenchPeer& peer : result.peers()) {
-      if (absl::StrCat(peer.model(), ":", peer.batch()) != model.config()) continue;
+      if (!PeerMeasures(peer, model)) continue;
       lo = std::min(lo, peer.median_step_us());
       hi = std::max(hi, peer.median_step_us());
     }
@@ -199,7 +206,7 @@ std::string BenchSvg(const BenchResult& result) {
                  c, false);
     }
     for (const BenchPeer& peer : result.peers()) {
-      if (absl::StrCat(peer.model(), ":", peer.batch()) != model.config()) continue;
+      if (!PeerMeasures(peer, model)) continue;
       const char* c = kColors[color++ % 7];
       double py = y(peer.median_step_us());
       absl::StrAppendFormat(&svg,
