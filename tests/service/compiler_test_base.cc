@@ -180,13 +180,15 @@ std::string RunfilePath(const std::string& path) {
 }
 
 std::vector<std::pair<std::string, std::string>> ModelDirectories() {
+  // configs/models/models.txt names the models the compiler runs; other
+  // folders there hold exports of operations it does not take yet.
   std::vector<std::pair<std::string, std::string>> models;
-  std::error_code error;
-  std::filesystem::directory_iterator it(RunfilePath("configs/models"), error);
-  for (; !error && it != std::filesystem::directory_iterator(); ++it) {
-    std::filesystem::path dir = it->path();
+  std::ifstream list(RunfilePath("configs/models/models.txt"));
+  for (std::string name; std::getline(list, name);) {
+    if (name.empty()) continue;
+    std::filesystem::path dir = RunfilePath("configs/models/" + name);
     if (std::filesystem::exists(dir / "train_step.hlo")) {
-      models.push_back({dir.filename().string(), dir.string()});
+      models.push_back({name, dir.string()});
     }
   }
   std::sort(models.begin(), models.end());

@@ -11,7 +11,7 @@ flags=(--config=cuda "$@")
 # ROCm targets build only with --config=rocm; the pack is for CUDA hosts.
 tests=$(bazel query 'kind("cc_test", //...) except //stream_executor/rocm/...' 2>/dev/null)
 benches=$(bazel query 'attr(tags, "gpu_benchmark", kind("cc_binary", //...))' 2>/dev/null || true)
-bazel build "${flags[@]}" $tests $benches //xla_lite/tools:xla_lite
+bazel build "${flags[@]}" $tests $benches //xla_lite/tools:xla_lite //configs/models:model_list
 bin=$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)
 
 stage=$(mktemp -d)
@@ -26,6 +26,9 @@ for lib in libbenchmark.so.1debian libunwind.so.8 liblzma.so.5; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" "$stage/lib/"
 done
 cp -r configs "$stage/"
+cp "$bin/configs/models/models.txt" "$stage/configs/models/"
+# Sources the tests read as data (the shared float16 text).
+mkdir -p "$stage/xla_lite" && cp xla_lite/*.inc "$stage/xla_lite/"
 # Test data the suites read by relative path, as under bazel's runfiles.
 for dir in $(find tests -type d -name testdata); do
   mkdir -p "$stage/$dir" && cp -r "$dir/." "$stage/$dir/"
