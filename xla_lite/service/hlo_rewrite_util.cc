@@ -48,8 +48,16 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   clone->set_dot_dimension_numbers(source.dot_dimension_numbers());
   clone->set_operand_precision(source.operand_precision());
   clone->set_comparison_direction(source.comparison_direction());
+  clone->set_comparison_type(source.comparison_type());
+  *clone->mutable_gather_dimension_numbers() = source.gather_dimension_numbers();
+  clone->set_gather_slice_sizes(source.gather_slice_sizes());
+  *clone->mutable_scatter_dimension_numbers() =
+      source.scatter_dimension_numbers();
+  clone->set_indices_are_sorted(source.indices_are_sorted());
+  clone->set_unique_indices(source.unique_indices());
   clone->set_slice_dimensions(source.slice_dimensions());
   clone->set_to_apply(source.to_apply());
+  clone->set_source_line(source.source_line());
   HloInstruction* instr = computation->AddInstruction(std::move(clone));
   for (HloInstruction* operand : operands) instr->AppendOperand(operand);
   return instr;
