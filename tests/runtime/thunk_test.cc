@@ -14,6 +14,7 @@
 #include "xla_lite/runtime/memcpy_thunk.h"
 #include "xla_lite/runtime/memset_thunk.h"
 #include "xla_lite/runtime/sequential_thunk.h"
+#include "xla_lite/runtime/thunk_profiler.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -26,7 +27,8 @@ class ThunkTest : public RuntimeTest {
  protected:
   // Runs `thunk` once over `buffers` and waits for it.
   absl::Status Run(Thunk& thunk, const BufferAllocations& buffers,
-                   gpu::ExecutionStats* stats = nullptr) {
+                   gpu::ExecutionStats* stats = nullptr,
+                   gpu::ThunkProfiler* profiler = nullptr) {
     absl::Status status = thunk.Initialize({executor_, stream_.get(), &options_});
     if (!status.ok()) return status;
     Thunk::ExecuteParams params;
@@ -34,6 +36,7 @@ class ThunkTest : public RuntimeTest {
     params.stream = stream_.get();
     params.debug_options = &options_;
     params.stats = stats;
+    params.profiler = profiler;
     status = thunk.ExecuteOnStream(params);
     if (!status.ok()) return status;
     return stream_->BlockHostUntilDone();
@@ -244,6 +247,52 @@ TEST_P(ThunkTest, SequentialThunkNamesTheFailingThunk) {
       sequence.Initialize({executor_, stream_.get(), &options_});
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("unloadable"), std::string::npos) << status;
+}
+
+// The profiler measures each leaf thunk, inside nested sequences too, by
+// running it `repeats` times: an in-place accumulation shows the repeats.
+TEST_P(ThunkTest, ProfilerRepeatsAndMeasuresEachLeafThunk) {
+  const int64_t n = 64, bytes = n * sizeof(float);
+  std::vector<float> ones(n, 1.0f);
+  se::ScopedDeviceAddress dx = Upload(ones);
+  se::ScopedDeviceAddress dy = Allocate(bytes);
+  BufferAllocation ax = BufferAllocation::Temp(0, bytes);
+  BufferAllocation ay = BufferAllocation::Temp(1, bytes);
+  gpu::ThunkSequence inner;
+  inner.push_back(std::make_unique<gpu::KernelThunk>(
+      "accumulate", AxpyKernel(n, 2.0f), se::LaunchDimensionsFor(n),
+      std::vector<BufferAllocation::Slice>{ax.GetSlice(), ay.GetSlice(),
+                                           ay.GetSlice()},
+      std::vector<bool>{false, false, true}));
+  gpu::ThunkSequence outer;
+  outer.push_back(std::make_unique<gpu::MemsetThunk>("zero", ay.GetSlice(),
+                                                     uint32_t{0}));
+  outer.push_back(
+      std::make_unique<gpu::SequentialThunk>("inner", std::move(inner)));
+  gpu::SequentialThunk sequence("outer", std::move(outer));
+  BufferAllocations buffers({dx.cref(), dy.cref()},
+                            executor_->device_ordinal());
+
+  gpu::ThunkProfiler profiler(/*repeats=*/3);
+  XLA_LITE_ASSERT_OK(Run(sequence, buffers, nullptr, &profiler));
+  for (float y : Download<float>(dy.cref())) ASSERT_FLOAT_EQ(y, 6.0f);
+  XLA_LITE_ASSERT_OK(Run(sequence, buffers, nullptr, &profiler));
+
+  std::vector<gpu::ThunkProfiler::Entry> entries = profiler.Entries();
+  ASSERT_EQ(entries.size(), 2);  // The leaves, not the sequences.
+  for (const auto& entry : entries) {
+    EXPECT_TRUE(entry.name == "zero" || entry.name == "accumulate")
+        << entry.name;
+    EXPECT_EQ(entry.executions, 2) << entry.name;
+    EXPECT_GT(entry.total_us, 0) << entry.name;
+  }
+  EXPECT_GE(entries[0].total_us, entries[1].total_us);
+  std::string report = profiler.Report(/*limit=*/1);
+  EXPECT_NE(report.find("2 thunks"), std::string::npos) << report;
+  EXPECT_NE(report.find(entries[0].name), std::string::npos) << report;
+  EXPECT_EQ(report.find(entries[1].name), std::string::npos) << report;
+  EXPECT_NE(report.find("kernel"), std::string::npos) << report;
+  EXPECT_NE(report.find("memset"), std::string::npos) << report;
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(ThunkTest);

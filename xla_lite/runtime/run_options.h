@@ -6,6 +6,7 @@
 #include "stream_executor/device_address_allocator.h"
 #include "stream_executor/stream.h"
 #include "xla_lite/runtime/execution_stats.h"
+#include "xla_lite/runtime/thunk_profiler.h"
 
 namespace xla_lite::gpu {
 
@@ -28,6 +29,9 @@ struct RunOptions {
   // the next execution on the device. Set this to get them as copies the
   // caller owns instead.
   bool copy_cached_results = false;
+  // Measures every thunk of the execution, repeating each
+  // (thunk_profiler.h): the results are then not a step's. Null: none.
+  ThunkProfiler* profiler = nullptr;
 };
 
 }  // namespace xla_lite::gpu

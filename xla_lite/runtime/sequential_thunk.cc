@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/thunk_profiler.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -30,7 +31,12 @@ absl::Status SequentialThunk::Initialize(const InitializeParams& params) {
 absl::Status SequentialThunk::ExecuteOnStream(const ExecuteParams& params) {
   for (const auto& thunk : thunks_) {
     VLOG(5) << "execute " << thunk->ToString();
-    absl::Status status = thunk->ExecuteOnStream(params);
+    absl::Status status =
+        params.profiler == nullptr || thunk->kind() == Kind::kSequential
+            ? thunk->ExecuteOnStream(params)
+            : params.profiler->Measure(*thunk, *params.stream, [&] {
+                return thunk->ExecuteOnStream(params);
+              });
     if (!status.ok()) return Annotate(status, *thunk);
     // Containers count their own leaves.
     if (params.stats != nullptr && thunk->kind() != Kind::kSequential &&

@@ -19,6 +19,7 @@
 
 namespace xla_lite::gpu {
 
+class ThunkProfiler;
 class TraceCache;
 
 // Buffers that keep their address for the executable's whole life, one per
@@ -85,6 +86,8 @@ class Thunk {
     ExecutionStats* stats = nullptr;
     // For debug_options' parameter stabilization; null: none.
     StableBuffers* stable_buffers = nullptr;
+    // Measures every leaf thunk (thunk_profiler.h); null: none.
+    ThunkProfiler* profiler = nullptr;
 
     se::StreamExecutor* executor() const { return stream->parent(); }
   };

@@ -7,6 +7,8 @@
 //   bench --models=DIR[,DIR...] [--modes=NAME,...] [--out=DIR]
 //         [--baseline=FILE] [--peers=FILE]
 //                            the step-time regression benchmark
+//   profile --hlo=FILE [--repeats=N] [--top=N] [--inputs=DIR]
+//                            where a step's device time goes, thunk by thunk
 //
 // XLA_FLAGS applies to every subcommand (read once, here).
 
@@ -23,6 +25,7 @@
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/tools/device_check.h"
 #include "xla_lite/tools/bench_command.h"
+#include "xla_lite/tools/profile_command.h"
 #include "xla_lite/tools/run_command.h"
 #include "xla_lite/tools/train_command.h"
 
@@ -55,6 +58,9 @@ ABSL_FLAG(std::string, peers, "",
           "bench: JSON lines from tests/peers/run_peers.sh to compare with");
 ABSL_FLAG(int64_t, blocks, 20, "bench: pipelined blocks for the median");
 ABSL_FLAG(int64_t, block_steps, 50, "bench: steps per pipelined block");
+ABSL_FLAG(int32_t, repeats, 20,
+          "profile: back-to-back launches per thunk (amortizes launch cost)");
+ABSL_FLAG(int32_t, top, 30, "profile: rows of the table");
 
 int64_t StepsOr(int64_t fallback) {
   int64_t steps = absl::GetFlag(FLAGS_steps);
@@ -136,13 +142,25 @@ absl::Status Bench(const DebugOptions& options) {
   return BenchCommand(flags, platform, options);
 }
 
+absl::Status Profile(const DebugOptions& options) {
+  ProfileFlags flags;
+  flags.hlo = absl::GetFlag(FLAGS_hlo);
+  flags.inputs = absl::GetFlag(FLAGS_inputs);
+  flags.seed = absl::GetFlag(FLAGS_seed);
+  flags.repeats = absl::GetFlag(FLAGS_repeats);
+  flags.top = absl::GetFlag(FLAGS_top);
+  ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
+  return ProfileCommand(flags, platform, options);
+}
+
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "xla_lite <subcommand> [flags]\n  info   platforms, devices and a device "
       "check\n  run    --hlo=FILE --inputs=DIR --steps=K --outputs=DIR: compile "
       "and run K steps\n  train  --hlo=FILE [--steps=N] [--batch=moving|fixed|"
       "staged]: a training loop\n  bench  --models=DIR[,...] [--out=DIR] "
-      "[--baseline=FILE] [--peers=FILE]: step-time benchmark\nXLA_FLAGS=\"--name=value ...\" sets DebugOptions.");
+      "[--baseline=FILE] [--peers=FILE]: step-time benchmark\n  profile --hlo=FILE "
+      "[--repeats=N] [--top=N]: device time per thunk\nXLA_FLAGS=\"--name=value ...\" sets DebugOptions.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
     std::fprintf(stderr,
@@ -152,7 +170,9 @@ int Main(int argc, char** argv) {
                  "       xla_lite train --hlo=FILE [--steps=N] "
                  "[--batch=moving|fixed|staged] [--inputs=DIR]\n"
                  "       xla_lite bench --models=DIR[,DIR...] [--out=DIR] "
-                 "[--baseline=FILE] [--peers=FILE]\n");
+                 "[--baseline=FILE] [--peers=FILE]\n"
+                 "       xla_lite profile --hlo=FILE [--repeats=N] [--top=N] "
+                 "[--inputs=DIR]\n");
     return 2;
   }
   absl::StatusOr<DebugOptions> options = DebugOptionsFromEnvironment();
@@ -166,6 +186,8 @@ int Main(int argc, char** argv) {
     status = Train(*options);
   } else if (status.ok() && command == "bench") {
     status = Bench(*options);
+  } else if (status.ok() && command == "profile") {
+    status = Profile(*options);
   } else if (status.ok()) {
     status = absl::InvalidArgumentError("unknown subcommand: " + command);
   }

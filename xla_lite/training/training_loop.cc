@@ -184,6 +184,7 @@ absl::Status TrainingLoop::Enqueue() {
   options.stream = stream_.get();
   options.allocator = allocator_.get();
   options.stats = stats_;
+  options.profiler = profiler_;
   absl::StatusOr<gpu::ExecutionOutput> output =
       executable_->ExecuteAsyncOnStream(options, std::move(inputs));
   if (!output.ok()) {

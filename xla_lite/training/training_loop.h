@@ -66,6 +66,11 @@ class TrainingLoop {
   const gpu::ExecutionStats& stats() const { return *stats_; }
   int64_t steps_run() const { return steps_run_; }
 
+  // Steps from now on are measured thunk by thunk (RunOptions::profiler),
+  // and so are not training steps; null turns it off. `profiler` must
+  // outlive the steps.
+  void set_profiler(gpu::ThunkProfiler* profiler) { profiler_ = profiler; }
+
  private:
   TrainingLoop(gpu::GpuExecutable* executable, ComputationLayout layout,
                se::StreamExecutor* executor, BatchMode batch_mode,
@@ -94,6 +99,7 @@ class TrainingLoop {
   gpu::ExecutionOutput last_output_;
   std::optional<int64_t> loss_output_;
   int64_t steps_run_ = 0;
+  gpu::ThunkProfiler* profiler_ = nullptr;
 };
 
 // Arguments for `layout` when none are given: fed-back parameters of rank

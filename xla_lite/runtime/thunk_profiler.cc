@@ -1,0 +1,77 @@
+#include "xla_lite/runtime/thunk_profiler.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+
+namespace xla_lite::gpu {
+
+ThunkProfiler::ThunkProfiler(int repeats) : repeats_(std::max(1, repeats)) {}
+
+absl::Status ThunkProfiler::Measure(const Thunk& thunk, se::Stream& stream,
+                                    absl::FunctionRef<absl::Status()> execute) {
+  RETURN_IF_ERROR(stream.BlockHostUntilDone());
+  absl::Time start = absl::Now();
+  for (int r = 0; r < repeats_; ++r) RETURN_IF_ERROR(execute());
+  RETURN_IF_ERROR(stream.BlockHostUntilDone());
+  double us = absl::ToDoubleMicroseconds(absl::Now() - start) / repeats_;
+  VLOG(5) << "profile " << thunk.name() << ": " << us << " us";
+  absl::MutexLock lock(&mu_);
+  auto [it, inserted] = index_.try_emplace(&thunk, entries_.size());
+  if (inserted) entries_.push_back({thunk.name(), thunk.kind()});
+  Entry& entry = entries_[it->second];
+  ++entry.executions;
+  entry.total_us += us;
+  return absl::OkStatus();
+}
+
+std::vector<ThunkProfiler::Entry> ThunkProfiler::Entries() const {
+  std::vector<Entry> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    entries = entries_;
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) {
+                     return a.total_us > b.total_us;
+                   });
+  return entries;
+}
+
+std::string ThunkProfiler::Report(int limit) const {
+  std::vector<Entry> entries = Entries();
+  double total = 0;
+  std::map<std::string, std::pair<int64_t, double>> by_kind;
+  for (const Entry& entry : entries) {
+    total += entry.total_us;
+    auto& [count, us] = by_kind[ThunkKindName(entry.kind)];
+    ++count;
+    us += entry.total_us;
+  }
+  auto share = [&](double us) { return total > 0 ? 100 * us / total : 0.0; };
+  std::string out = absl::StrFormat(
+      "%d thunks, %.1f us in all (each the mean of %d back-to-back "
+      "launches)\n%4s %10s %6s  %-8s %s\n",
+      entries.size(), total, repeats_, "rank", "us", "share", "kind", "thunk");
+  for (int i = 0; i < entries.size() && i < limit; ++i) {
+    const Entry& e = entries[i];
+    absl::StrAppendFormat(&out, "%4d %10.2f %5.1f%%  %-8s %s\n", i + 1,
+                          e.total_us, share(e.total_us),
+                          ThunkKindName(e.kind), e.name);
+  }
+  absl::StrAppend(&out, "by kind:\n");
+  for (const auto& [kind, count_us] : by_kind) {
+    absl::StrAppendFormat(&out, "  %-8s %5d thunks %10.2f us %5.1f%%\n", kind,
+                          count_us.first, count_us.second,
+                          share(count_us.second));
+  }
+  return out;
+}
+
+}  // namespace xla_lite::gpu
