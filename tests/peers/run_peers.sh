@@ -9,7 +9,8 @@
 # most that and the rest still run. Writes one JSON line per peer and model to
 # OUT.jsonl (a process that died without one gets an "error" line); progress
 # and framework messages go to stderr. Exits non-zero if any measurement
-# failed.
+# failed. PEERS=jax,torch_eager (comma-separated) measures only those peers:
+# the control-flow models, for one, have a JAX peer only.
 set -uo pipefail
 out=${1:?usage: run_peers.sh OUT.jsonl [MODEL,MODEL,...]}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +18,14 @@ default_models=48-96-80-12:24,64-128-128-10:32,1024-1024-1024-1024-1024-10:256
 IFS=, read -r -a models <<<"${2:-$default_models}"
 timeout_s=${PEER_TIMEOUT_S:-300}
 
-peers=(jax torch_eager torch_cuda_graph)
+IFS=, read -r -a peers <<<"${PEERS:-jax,torch_eager,torch_cuda_graph}"
+for peer in "${peers[@]}"; do
+  case $peer in
+    jax|torch_eager|torch_cuda_graph) ;;
+    *) echo "unknown peer '$peer' (jax, torch_eager, torch_cuda_graph)" >&2
+       exit 2 ;;
+  esac
+done
 total=$((${#models[@]} * ${#peers[@]}))
 done_count=0
 status=0
@@ -52,13 +60,16 @@ measure() {
 
 : >"$out"
 for model in "${models[@]}"; do
-  # JAX would otherwise take most of the GPU's memory for its whole process.
-  measure jax "$model" env XLA_PYTHON_CLIENT_PREALLOCATE=false \
-    python3 "$here/jax_step.py" "$model"
-  measure torch_eager "$model" \
-    python3 "$here/torch_step.py" --modes=eager "$model"
-  measure torch_cuda_graph "$model" \
-    python3 "$here/torch_step.py" --modes=cuda_graph "$model"
+  for peer in "${peers[@]}"; do
+    case $peer in
+      # JAX would otherwise take most of the GPU's memory for its process.
+      jax) measure jax "$model" env XLA_PYTHON_CLIENT_PREALLOCATE=false \
+             python3 "$here/jax_step.py" "$model" ;;
+      torch_eager|torch_cuda_graph)
+        measure "$peer" "$model" \
+          python3 "$here/torch_step.py" --modes="${peer#torch_}" "$model" ;;
+    esac
+  done
 done
 cat "$out" >&2
 exit "$status"
