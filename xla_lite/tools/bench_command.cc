@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
 #include "xla_lite/runtime/execution_stats.h"
@@ -106,8 +108,11 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
                                   se::StreamExecutor* executor,
                                   const DebugOptions& base) {
   DebugOptions options = OptionsFor(setup, base);
+  absl::Time compile_start = absl::Now();
   ASSIGN_OR_RETURN(CompiledProgram program,
                    CompileHloFile(source.hlo, executor, options));
+  double compile_us =
+      absl::ToDoubleMicroseconds(absl::Now() - compile_start);
   ASSIGN_OR_RETURN(
       std::unique_ptr<TrainingLoop> loop,
       TrainingLoop::Create(program.executable.get(), program.layout, executor,
@@ -124,6 +129,7 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
   BenchMode measured;
   measured.set_mode(setup.mode);
   measured.set_batch(BatchModeName(setup.batch));
+  measured.set_compile_us(compile_us);
   gpu::ExecutionCounters after_two;
   for (int64_t step = 0; step < 1 + flags.steps; ++step) {
     ASSIGN_OR_RETURN(double micros, loop->Step());
@@ -141,10 +147,10 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
   measured.set_median_us(Quantile(per_step, 0.5));
   measured.set_p10_us(Quantile(per_step, 0.1));
   measured.set_p90_us(Quantile(per_step, 0.9));
-  std::printf("  %-14s median %9.1f us  p90 %9.1f us  first %10.0f us\n"
-              "    after step 2: %s\n",
+  std::printf("  %-14s median %9.1f us  p90 %9.1f us  compile %8.0f us  "
+              "first %10.0f us\n    after step 2: %s\n",
               BenchModeName(setup.mode).c_str(), measured.median_us(),
-              measured.p90_us(), measured.first_step_us(),
+              measured.p90_us(), compile_us, measured.first_step_us(),
               steady.ToString().c_str());
   std::fflush(stdout);
   return measured;

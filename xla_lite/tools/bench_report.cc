@@ -103,17 +103,20 @@ double SteadyPerStep(const BenchMode& mode,
 std::string BenchTable(const BenchResult& result) {
   std::string table = absl::StrFormat(
       "Device: %s (%s, runtime %s), xla_lite %s\n\n"
-      "| model | mode | median us | p10 us | p90 us | first step us | "
-      "updates/step | re-traces/step | copies/step |\n"
-      "|---|---|---|---|---|---|---|---|---|\n",
+      "| model | mode | median us | p10 us | p90 us | compile us | "
+      "first step us | updates/step | re-traces/step | copies/step |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n",
       result.device(), result.platform(), result.runtime_version(),
       result.xla_lite_version());
   for (const BenchModel& model : result.models()) {
     for (const BenchMode& mode : model.modes()) {
       absl::StrAppendFormat(
-          &table, "| %s | %s | %.1f | %.1f | %.1f | %.0f | %.2f | %.2f | %.2f |\n",
+          &table,
+          "| %s | %s | %.1f | %.1f | %.1f | %.0f | %.0f | %.2f | %.2f | %.2f "
+          "|\n",
           model.name(), BenchModeName(mode.mode()), mode.median_us(),
-          mode.p10_us(), mode.p90_us(), mode.first_step_us(),
+          mode.p10_us(), mode.p90_us(), mode.compile_us(),
+          mode.first_step_us(),
           SteadyPerStep(mode, &ExecutionCounters::command_buffer_updates),
           SteadyPerStep(mode, &ExecutionCounters::command_buffer_traces),
           CopiesPerStep(mode));
