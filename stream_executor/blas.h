@@ -40,6 +40,9 @@ struct GemmCall {
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t batch_count = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // In elements.
+  // f32 operands may be rounded to TF32 on tensor cores (what XLA does for
+  // a dot of DEFAULT precision); platforms without TF32 compute in f32.
+  bool allow_tf32 = false;
 
   DataType CType() const { return c_type.value_or(type); }
 

@@ -473,6 +473,7 @@ DebugOptions DefaultDebugOptions() {
   // Covers the small MLPs' gemms (32x128x128 is 0.5M), not 256x1024x1024.
   options.set_xla_gpu_emitted_gemm_max_size(int64_t{1} << 22);
   options.set_xla_gpu_enable_programmatic_launch(true);
+  options.set_xla_gpu_default_precision_allows_tf32(true);
   return options;
 }
 

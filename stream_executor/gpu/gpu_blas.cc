@@ -81,7 +81,7 @@ absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(
           << executor->device_ordinal() << " with a " << (kWorkspaceBytes >> 20)
           << " MiB workspace" << (allow_tf32 ? ", TF32 allowed" : ", full f32");
   return std::unique_ptr<GpuBlas>(
-      new GpuBlas(executor, blas_api, handle, workspace));
+      new GpuBlas(executor, blas_api, handle, workspace, allow_tf32));
 }
 
 GpuBlas::~GpuBlas() {
@@ -100,6 +100,17 @@ GpuBlas::~GpuBlas() {
   // for the device, as the runtime's free does.
   status = ToStatus(api, api.mem_free(workspace_), "BLAS workspace free");
   if (!status.ok()) LOG(ERROR) << status;
+}
+
+absl::Status GpuBlas::SetMathModeFor(const blas::GemmCall& call) {
+  GpuBlasMathMode mode = allow_tf32_ || call.allow_tf32
+                             ? GpuBlasMathMode::kAllowTf32
+                             : GpuBlasMathMode::kFullPrecision;
+  if (mode == math_mode_) return absl::OkStatus();
+  RETURN_IF_ERROR(BlasStatus(blas_api_, blas_api_.set_math_mode(handle_, mode),
+                             "set math mode"));
+  math_mode_ = mode;
+  return absl::OkStatus();
 }
 
 absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
@@ -142,6 +153,7 @@ absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   RETURN_IF_ERROR(BlasStatus(
       blas_api_, blas_api_.set_workspace(handle_, workspace_, kWorkspaceBytes),
       "set workspace"));
+  RETURN_IF_ERROR(SetMathModeFor(call));
   int error;
   if (call.type == blas::DataType::kF32) {
     error = blas_api_.sgemm_strided_batched(handle_, gemm);

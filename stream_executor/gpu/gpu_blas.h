@@ -34,19 +34,30 @@ class GpuBlas : public blas::BlasSupport {
 
  private:
   GpuBlas(GpuExecutor* executor, const GpuBlasApi& blas_api,
-          GpuBlasHandle handle, void* workspace)
+          GpuBlasHandle handle, void* workspace, bool allow_tf32)
       : executor_(executor),
         blas_api_(blas_api),
+        allow_tf32_(allow_tf32),
         handle_(handle),
+        math_mode_(allow_tf32 ? GpuBlasMathMode::kAllowTf32
+                              : GpuBlasMathMode::kFullPrecision),
         workspace_(workspace) {}
+
+  // Sets the handle's math mode for `call` when it differs from the last.
+  absl::Status SetMathModeFor(const blas::GemmCall& call)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   GpuExecutor* const executor_;
   const GpuBlasApi& blas_api_;
+  // The executor's TF32 permission, for every f32 call.
+  const bool allow_tf32_;
 
   // A handle is bound to one stream at a time: binding it and enqueueing
   // must happen as one step.
   absl::Mutex mu_;
   GpuBlasHandle handle_ ABSL_GUARDED_BY(mu_);
+  // The handle's math mode: set per call, as calls of one handle differ.
+  GpuBlasMathMode math_mode_ ABSL_GUARDED_BY(mu_);
   void* const workspace_;
 };
 

@@ -126,10 +126,16 @@ int64_t CountThunks(const gpu::GpuExecutable& executable,
   return count;
 }
 
+DebugOptions WithFullPrecisionDots(DebugOptions options) {
+  options.set_xla_gpu_default_precision_allows_tf32(false);
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> CompilerTest::Compile(
     const std::string& hlo, const DebugOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, Parse(hlo));
-  return xla_lite::Compile(std::move(module), executor_, options);
+  return xla_lite::Compile(std::move(module), executor_,
+                           WithFullPrecisionDots(options));
 }
 
 absl::StatusOr<std::vector<Literal>> CompileAndRunOn(
@@ -139,7 +145,8 @@ absl::StatusOr<std::vector<Literal>> CompileAndRunOn(
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, Parse(hlo));
   ComputationLayout layout = module->entry_computation_layout();
   ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuExecutable> executable,
-                   xla_lite::Compile(std::move(module), executor, options));
+                   xla_lite::Compile(std::move(module), executor,
+                                     WithFullPrecisionDots(options)));
   ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
                    TrainingLoop::Create(executable.get(), layout, executor,
                                         BatchMode::kFixed));

@@ -65,6 +65,11 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parse(const std::string& hlo);
 
 // The runtime's defaults, with command buffers off so thunks are visible.
 DebugOptions OpByOpOptions();
+// `options` with DEFAULT-precision dots in full f32: the suites compare f32
+// results with the evaluator at f32 tolerances, so Compile and
+// CompileAndRun(On) apply this to whatever options they are given;
+// tf32_test covers the TF32 path itself.
+DebugOptions WithFullPrecisionDots(DebugOptions options);
 
 // The contents of a file in the test's runfiles (path relative to the
 // workspace root).

@@ -197,6 +197,58 @@ TEST_P(KernelGemmTest, GemmF32MatchesReference) {
   }
 }
 
+// GemmCall::allow_tf32 rounds f32 operands to TF32 where the device has
+// tensor cores for it (CUDA sm_80+) and nowhere else; the handle's math
+// mode follows each call, so a full-precision call after a TF32 one is
+// exact again.
+TEST_P(KernelGemmTest, Tf32IsPerCall) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) {
+    ASSERT_FALSE(PlatformRequired(GetParam())) << blas.status();
+    GTEST_SKIP() << "no BLAS on " << GetParam() << ": " << blas.status();
+  }
+  const int m = 64, n = 64, k = 512;
+  std::mt19937 rng(5);
+  std::vector<float> a = RandomVector(m * k, rng), b = RandomVector(k * n, rng);
+  se::ScopedDeviceAddress da = Upload(a), db = Upload(b),
+                          dc = Upload(std::vector<float>(m * n, 0.0f));
+  GemmCase g = {Transpose::kNoTranspose, Transpose::kNoTranspose, m, n, k,
+                0, 1, 1, 0};
+  std::vector<float> want =
+      ReferenceGemm(g, a, m, b, k, std::vector<float>(m * n, 0.0f), m);
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  // The largest error relative to the largest result.
+  auto error = [&](bool allow_tf32) {
+    se::blas::GemmCall call;
+    call.m = m, call.n = n, call.k = k;
+    call.a = da.cref(), call.b = db.cref(), call.c = dc.cref();
+    call.lda = m, call.ldb = k, call.ldc = m;
+    call.allow_tf32 = allow_tf32;
+    EXPECT_TRUE((*blas)->Gemm(stream->get(), call).ok()) << call.ToString();
+    EXPECT_TRUE((*stream)->BlockHostUntilDone().ok());
+    std::vector<float> got = Download<float>(dc);
+    double worst = 0, scale = 0;
+    for (int i = 0; i < m * n; ++i) {
+      worst = std::max(worst, std::abs(double{got[i]} - want[i]));
+      scale = std::max(scale, std::abs(double{want[i]}));
+    }
+    return worst / scale;
+  };
+  double full = error(false), tf32 = error(true), full_again = error(false);
+  const se::DeviceDescription& device = executor_->GetDeviceDescription();
+  bool has_tf32 = GetParam() == "cuda" && device.compute_major >= 8;
+  EXPECT_LT(full, 1e-5);
+  EXPECT_LT(full_again, 1e-5) << "the math mode stayed TF32";
+  if (has_tf32) {
+    // TF32 keeps 10 mantissa bits: errors near 2^-11 per product.
+    EXPECT_GT(tf32, 1e-5) << "TF32 was not used on " << device.arch;
+    EXPECT_LT(tf32, 1e-2);
+  } else {
+    EXPECT_LT(tf32, 1e-5) << GetParam() << " has no TF32";
+  }
+}
+
 TEST_P(KernelGemmTest, GemmBF16MatchesReference) {
   auto blas = executor_->AsBlas();
   if (!blas.ok()) GTEST_SKIP() << blas.status();

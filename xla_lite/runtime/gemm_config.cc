@@ -204,6 +204,7 @@ std::vector<se::blas::GemmCall> GemmConfig::ToBlasCalls(
   call.k = k;
   call.alpha = alpha;
   call.beta = beta;
+  call.allow_tf32 = allow_tf32 && type == se::blas::DataType::kF32;
   call.lda = rhs_ld;
   call.ldb = lhs_ld;
   call.ldc = std::max<int64_t>(n, 1);
@@ -253,6 +254,7 @@ std::string GemmConfig::ToString() const {
       "%s%s x %s%s -> %s alpha=%g beta=%g", lhs_shape.ToString(),
       transpose_lhs ? "^T" : "", rhs_shape.ToString(),
       transpose_rhs ? "^T" : "", output_shape.ToString(), alpha, beta);
+  if (allow_tf32) product += " tf32";
   if (IsDense()) return product;
   std::vector<std::string> dims;
   for (const GemmBatchDim& dim : batch_dims) {

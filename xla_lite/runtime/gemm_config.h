@@ -89,6 +89,9 @@ struct GemmConfig {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   se::blas::DataType type = se::blas::DataType::kF32;  // lhs's and rhs's.
   se::blas::DataType output_type = se::blas::DataType::kF32;
+  // f32 operands may be rounded to TF32 (GemmCall::allow_tf32): the dot
+  // asked for DEFAULT precision, as XLA reads it.
+  bool allow_tf32 = false;
 };
 
 }  // namespace xla_lite::gpu

@@ -126,7 +126,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   ASSIGN_OR_RETURN(
       gpu::ThunkSequence thunks,
       gpu::EmitThunks(plan, assignment,
-                      {emission, options.xla_gpu_enable_programmatic_launch()}));
+                      {emission, options.xla_gpu_enable_programmatic_launch(),
+                       options.xla_gpu_default_precision_allows_tf32()}));
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);

@@ -48,10 +48,22 @@ absl::StatusOr<GemmLowering> Lower(const HloInstruction& dot,
         config.status().message()));
   }
   lowering.config = *std::move(config);
+  lowering.config.allow_tf32 = DotAllowsTf32(dot);
   return lowering;
 }
 
 }  // namespace
+
+bool DotAllowsTf32(const HloInstruction& dot) {
+  if (dot.operand(0)->shape().element_type() != PrimitiveType::F32 ||
+      dot.operand(1)->shape().element_type() != PrimitiveType::F32) {
+    return false;
+  }
+  for (PrecisionConfig precision : dot.operand_precision()) {
+    if (precision != PrecisionConfig::kDefault) return false;
+  }
+  return true;
+}
 
 absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot) {
   return Lower(dot, /*transposed_output=*/false, dot.shape(), 1.0f, 0.0f);

@@ -24,6 +24,11 @@ struct GemmLowering {
 // CanonicalizeDots did not bring into form.
 absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot);
 
+// Whether `dot`'s gemm may round f32 operands to TF32: both are f32 and
+// every operand_precision is DEFAULT (an absent list is DEFAULT), as XLA
+// reads PrecisionConfig.
+bool DotAllowsTf32(const HloInstruction& dot);
+
 // The gemm that computes `accumulation` into a value of `value_shape`:
 // alpha as matched, beta = 1, and for a transposed value the product
 // out^T = op(rhs)^T op(lhs)^T, with the operands swapped.

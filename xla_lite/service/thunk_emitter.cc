@@ -57,7 +57,10 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                     options);
   }
   if (!UsesEmittedGemmKernel(op.gemm, options.gemm)) {
-    return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out);
+    GemmConfig config = op.gemm;
+    config.allow_tf32 = config.allow_tf32 && options.default_precision_tf32;
+    return std::make_unique<GemmThunk>(op.name, std::move(config), lhs, rhs,
+                                       out);
   }
   EmittedKernel kernel;
   kernel.spec =

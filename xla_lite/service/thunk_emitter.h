@@ -17,6 +17,10 @@ struct ThunkEmissionOptions {
   // (KernelSpec::waits_for_producers); DebugOptions'
   // xla_gpu_enable_programmatic_launch.
   bool programmatic_launch = true;
+  // Library gemms of DEFAULT-precision f32 dots may use TF32
+  // (GemmConfig::allow_tf32); DebugOptions'
+  // xla_gpu_default_precision_allows_tf32.
+  bool default_precision_tf32 = true;
 };
 
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
