@@ -14,6 +14,12 @@ absl::Status Annotate(const absl::Status& status, const Thunk& thunk) {
                       absl::StrCat(thunk.ToString(), ": ", status.message()));
 }
 
+bool IsContainer(Thunk::Kind kind) {
+  return kind == Thunk::Kind::kSequential ||
+         kind == Thunk::Kind::kCommandBuffer || kind == Thunk::Kind::kWhile ||
+         kind == Thunk::Kind::kConditional;
+}
+
 }  // namespace
 
 SequentialThunk::SequentialThunk(std::string name, ThunkSequence thunks)
@@ -33,8 +39,7 @@ absl::Status SequentialThunk::ExecuteOnStream(const ExecuteParams& params) {
     absl::Status status = thunk->ExecuteOnStream(params);
     if (!status.ok()) return Annotate(status, *thunk);
     // Containers count their own leaves.
-    if (params.stats != nullptr && thunk->kind() != Kind::kSequential &&
-        thunk->kind() != Kind::kCommandBuffer) {
+    if (params.stats != nullptr && !IsContainer(thunk->kind())) {
       ++params.stats->thunks_executed;
     }
   }

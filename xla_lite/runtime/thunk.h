@@ -69,6 +69,8 @@ class Thunk {
     kMemset,
     kSequential,
     kCommandBuffer,
+    kWhile,
+    kConditional,
   };
 
   struct InitializeParams {
