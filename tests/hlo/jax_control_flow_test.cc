@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/hlo/jax_reference_util.h"
 #include "xla_lite/hlo/hlo_evaluator.h"
@@ -52,6 +53,22 @@ TEST(JaxControlFlowTest, CondSkippingNonFiniteUpdatesMatchesJax) {
   ExpectModelMatchesJax("cond_skip_nonfinite");
 }
 
+// Evaluates one step and checks that the updated parameters (the first
+// four outputs) all came back unchanged when `unchanged`, none otherwise.
+std::vector<Literal> StepKeeping(const HloModule& module,
+                                 const std::vector<Literal>& inputs,
+                                 bool unchanged) {
+  absl::StatusOr<std::vector<Literal>> outputs = EvaluateModule(module, inputs);
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+  if (!outputs.ok()) return {};
+  EXPECT_EQ(outputs->size(), 5);
+  for (int p = 0; p < 4 && p < outputs->size(); ++p) {
+    EXPECT_EQ((*outputs)[p].bytes() == inputs[p].bytes(), unchanged)
+        << "parameter " << p;
+  }
+  return *std::move(outputs);
+}
+
 TEST(JaxControlFlowTest, ZeroStepsLeaveTheParametersAlone) {
   const std::string model = "fori_steps_input";
   std::unique_ptr<HloModule> module = LoadVerified(model);
@@ -61,15 +78,9 @@ TEST(JaxControlFlowTest, ZeroStepsLeaveTheParametersAlone) {
   ASSERT_EQ(inputs[6].shape().element_type(), PrimitiveType::S32);
   // One step moves every parameter; zero steps return them as they came.
   for (int steps : {0, 1}) {
+    SCOPED_TRACE(absl::StrCat(steps, " steps"));
     inputs[6] = Literal::CreateR0<int32_t>(PrimitiveType::S32, steps);
-    absl::StatusOr<std::vector<Literal>> outputs =
-        EvaluateModule(*module, inputs);
-    ASSERT_TRUE(outputs.ok()) << outputs.status();
-    ASSERT_EQ(outputs->size(), 5);
-    for (int p = 0; p < 4; ++p) {
-      EXPECT_EQ((*outputs)[p].bytes() == inputs[p].bytes(), steps == 0)
-          << "parameter " << p << " after " << steps << " steps";
-    }
+    StepKeeping(*module, inputs, /*unchanged=*/steps == 0);
   }
 }
 
@@ -88,18 +99,13 @@ TEST(JaxControlFlowTest, CondTakesBothBranchesAcrossSteps) {
   // Finite, NaN, finite: update, skip (parameters unchanged, loss NaN),
   // update again.
   for (const Literal* x : {&clean_x, &nan_x, &clean_x}) {
-    inputs[4] = *x;
-    absl::StatusOr<std::vector<Literal>> outputs =
-        EvaluateModule(*module, inputs);
-    ASSERT_TRUE(outputs.ok()) << outputs.status();
-    ASSERT_EQ(outputs->size(), 5);
     const bool skipped = x == &nan_x;
-    EXPECT_EQ(std::isnan((*outputs)[4].GetAsDouble(0)), skipped);
-    for (int p = 0; p < 4; ++p) {
-      EXPECT_EQ((*outputs)[p].bytes() == inputs[p].bytes(), skipped)
-          << "parameter " << p;
-      inputs[p] = (*outputs)[p];
-    }
+    SCOPED_TRACE(skipped ? "NaN input" : "finite input");
+    inputs[4] = *x;
+    std::vector<Literal> outputs = StepKeeping(*module, inputs, skipped);
+    ASSERT_EQ(outputs.size(), 5);
+    EXPECT_EQ(std::isnan(outputs[4].GetAsDouble(0)), skipped);
+    for (int p = 0; p < 4; ++p) inputs[p] = std::move(outputs[p]);
   }
 }
 

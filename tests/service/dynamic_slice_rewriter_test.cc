@@ -18,16 +18,6 @@
 namespace xla_lite {
 namespace {
 
-int CountOpcode(const HloModule& module, HloOpcode opcode) {
-  int count = 0;
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instr : computation->instructions()) {
-      count += instr->opcode() == opcode;
-    }
-  }
-  return count;
-}
-
 // Evaluates `module` on `args`, rewrites it, checks that it verifies and
 // holds no dynamic slice, and evaluates it again: both results must be
 // equal, byte for byte.
