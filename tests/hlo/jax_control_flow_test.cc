@@ -19,10 +19,17 @@
 namespace xla_lite {
 namespace {
 
-std::vector<Literal> ModelInputs(const std::string& model,
-                                 const HloModule& module) {
-  return AsShapes(ReadArrays(ModelDir(model) + "/input_"),
-                  module.entry_computation_layout().parameter_shapes);
+// The verified module of `model` and its exported inputs, one per entry
+// parameter; null after a failure the test has reported.
+std::unique_ptr<HloModule> LoadWithInputs(const std::string& model,
+                                          std::vector<Literal>* inputs) {
+  std::unique_ptr<HloModule> module = LoadVerified(model);
+  if (module == nullptr) return nullptr;
+  *inputs = AsShapes(ReadArrays(ModelDir(model) + "/input_"),
+                     module->entry_computation_layout().parameter_shapes);
+  const int64_t parameters = module->entry_computation()->num_parameters();
+  EXPECT_EQ(inputs->size(), parameters) << model;
+  return inputs->size() == parameters ? std::move(module) : nullptr;
 }
 
 void ExpectModelMatchesJax(const std::string& model) {
@@ -70,11 +77,10 @@ std::vector<Literal> StepKeeping(const HloModule& module,
 }
 
 TEST(JaxControlFlowTest, ZeroStepsLeaveTheParametersAlone) {
-  const std::string model = "fori_steps_input";
-  std::unique_ptr<HloModule> module = LoadVerified(model);
+  std::vector<Literal> inputs;
+  std::unique_ptr<HloModule> module =
+      LoadWithInputs("fori_steps_input", &inputs);
   ASSERT_NE(module, nullptr);
-  std::vector<Literal> inputs = ModelInputs(model, *module);
-  ASSERT_EQ(inputs.size(), 7);
   ASSERT_EQ(inputs[6].shape().element_type(), PrimitiveType::S32);
   // One step moves every parameter; zero steps return them as they came.
   for (int steps : {0, 1}) {
@@ -85,11 +91,10 @@ TEST(JaxControlFlowTest, ZeroStepsLeaveTheParametersAlone) {
 }
 
 TEST(JaxControlFlowTest, CondTakesBothBranchesAcrossSteps) {
-  const std::string model = "cond_skip_nonfinite";
-  std::unique_ptr<HloModule> module = LoadVerified(model);
+  std::vector<Literal> inputs;
+  std::unique_ptr<HloModule> module =
+      LoadWithInputs("cond_skip_nonfinite", &inputs);
   ASSERT_NE(module, nullptr);
-  std::vector<Literal> inputs = ModelInputs(model, *module);
-  ASSERT_EQ(inputs.size(), 6);
   const Literal clean_x = inputs[4];
   const Literal nan_x = [&clean_x] {
     Literal x = clean_x;
