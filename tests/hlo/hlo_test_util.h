@@ -1,6 +1,7 @@
 #ifndef TESTS_HLO_HLO_TEST_UTIL_H_
 #define TESTS_HLO_HLO_TEST_UTIL_H_
 
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -65,6 +66,18 @@ inline HloInstruction* FindInstruction(const HloModule& module,
     }
   }
   return nullptr;
+}
+
+// How many instructions of `module`, in all its computations, have
+// `opcode`.
+inline int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
+  int64_t count = 0;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instr : computation->instructions()) {
+      count += instr->opcode() == opcode;
+    }
+  }
+  return count;
 }
 
 }  // namespace xla_lite

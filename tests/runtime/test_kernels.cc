@@ -83,4 +83,36 @@ extern "C" __global__ void axpy(const float* x, const float* y, float* out) {
   return spec;
 }
 
+se::KernelSpec IncrementKernel() {
+  se::KernelSpec spec;
+  spec.name = "increment";
+  spec.arity = 1;
+  spec.cuda_source = R"(
+extern "C" __global__ void increment(int* counter) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) counter[0] += 1;
+})";
+  spec.host_fn = [](const se::KernelArgs& args, const se::LaunchDimensions&) {
+    args.ptr<int32_t>(0)[0] += 1;
+    return absl::OkStatus();
+  };
+  return spec;
+}
+
+se::KernelSpec LessThanKernel() {
+  se::KernelSpec spec;
+  spec.name = "less_than";
+  spec.arity = 3;
+  spec.cuda_source = R"(
+extern "C" __global__ void less_than(const int* i, const int* n,
+                                     unsigned char* pred) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) pred[0] = i[0] < n[0] ? 1 : 0;
+})";
+  spec.host_fn = [](const se::KernelArgs& args, const se::LaunchDimensions&) {
+    args.ptr<uint8_t>(2)[0] =
+        args.ptr<int32_t>(0)[0] < args.ptr<int32_t>(1)[0] ? 1 : 0;
+    return absl::OkStatus();
+  };
+  return spec;
+}
+
 }  // namespace xla_lite::testing

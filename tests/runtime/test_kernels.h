@@ -21,6 +21,13 @@ se::KernelSpec ColumnSumKernel(int64_t m, int64_t n);
 // out[i] = a * x[i] + y[i] for i < n; `out` may be `x`. Arguments: x, y, out.
 se::KernelSpec AxpyKernel(int64_t n, float a);
 
+// counter[0] += 1 for an s32 counter. Arguments: counter.
+se::KernelSpec IncrementKernel();
+
+// pred[0] = i[0] < n[0] for s32 i and n and a 1-byte pred. Arguments: i,
+// n, pred.
+se::KernelSpec LessThanKernel();
+
 }  // namespace xla_lite::testing
 
 #endif  // TESTS_RUNTIME_TEST_KERNELS_H_

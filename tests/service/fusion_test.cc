@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "tests/hlo/hlo_test_util.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_module.h"
@@ -21,16 +22,6 @@ int64_t Kernels(const gpu::GpuExecutable& executable) {
 }
 int64_t Gemms(const gpu::GpuExecutable& executable) {
   return CountThunks(executable, Thunk::Kind::kGemm);
-}
-
-int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
-  int64_t count = 0;
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instr : computation->instructions()) {
-      count += instr->opcode() == opcode;
-    }
-  }
-  return count;
 }
 
 // The runtime's default: small gemms are emitted kernels, which take

@@ -182,6 +182,46 @@ ENTRY main {
       inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
       index_vector_dim=1, to_apply=add
 })", false}},
+      {HloOpcode::kWhile, {R"(
+HloModule while
+cond {
+  x = f32[4] parameter(0)
+  ROOT p = pred[] constant(false)
+}
+body {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] negate(x)
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] while(a), condition=cond, body=body
+})", false}},
+      {HloOpcode::kConditional, {R"(
+HloModule conditional
+negate {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] negate(x)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  a = f32[4] parameter(1)
+  ROOT op = f32[4] conditional(i, a), branch_computations={negate}
+})", false}},
+      {HloOpcode::kDynamicSlice, {R"(
+HloModule dynamic_slice
+ENTRY main {
+  a = f32[8,4] parameter(0)
+  i = s32[] parameter(1)
+  ROOT op = f32[2,4] dynamic-slice(a, i, i), dynamic_slice_sizes={2,4}
+})", false}},
+      {HloOpcode::kDynamicUpdateSlice, {R"(
+HloModule dynamic_update_slice
+ENTRY main {
+  a = f32[8,4] parameter(0)
+  u = f32[2,4] parameter(1)
+  i = s32[] parameter(2)
+  ROOT op = f32[8,4] dynamic-update-slice(a, u, i, i)
+})", false}},
   };
   int refused = 0;
   for (HloOpcode opcode : AllOpcodes()) {

@@ -27,6 +27,11 @@ class AttributeParser {
                                               HloInstruction* instr);
   absl::StatusOr<bool> ParseBool(absl::string_view what);
   absl::StatusOr<HloComputation*> ParseComputationReference();
+  // condition=, body=, true_computation=, false_computation= and
+  // branch_computations=; false when `key` is none of them.
+  absl::StatusOr<bool> ParseControlFlowAttribute(const std::string& key,
+                                                 HloInstruction* instr);
+  absl::StatusOr<std::vector<HloComputation*>> ParseComputationList();
   absl::StatusOr<ComparisonDirection> ParseDirection();
   absl::StatusOr<ComparisonType> ParseComparisonType();
   absl::StatusOr<std::vector<PrecisionConfig>> ParsePrecisionList();
@@ -47,6 +52,7 @@ const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
           {HloOpcode::kCall, {"to_apply"}},
           {HloOpcode::kCompare, {"direction"}},
           {HloOpcode::kConcatenate, {"dimensions"}},
+          {HloOpcode::kDynamicSlice, {"dynamic_slice_sizes"}},
           {HloOpcode::kFusion, {"calls"}},
           {HloOpcode::kGather,
            {"offset_dims", "collapsed_slice_dims", "start_index_map",
@@ -60,6 +66,7 @@ const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
             "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply"}},
           {HloOpcode::kSlice, {"slice"}},
           {HloOpcode::kTranspose, {"dimensions"}},
+          {HloOpcode::kWhile, {"condition", "body"}},
       };
   static const auto* const kNone = new std::vector<std::string>();
   auto it = kRequired->find(opcode);
@@ -81,6 +88,19 @@ absl::Status AttributeParser::ParseAttributes(const Token& name_token,
   if (!cursor_.AtLineEnd()) {
     return cursor_.ErrorAt(cursor_.Peek(), "',' or end of line");
   }
+  if (instr->opcode() == HloOpcode::kConditional) {
+    const bool indexed = seen.contains("branch_computations");
+    const bool has_true = seen.contains("true_computation");
+    const bool has_false = seen.contains("false_computation");
+    if (indexed == (has_true || has_false) ||
+        (!indexed && !(has_true && has_false))) {
+      return cursor_.ErrorWithMessage(
+          name_token,
+          absl::StrCat("conditional '", instr->name(),
+                       "' needs either branch_computations= or both "
+                       "true_computation= and false_computation="));
+    }
+  }
   for (const std::string& required : RequiredAttributes(instr->opcode())) {
     if (!seen.contains(required)) {
       return cursor_.ErrorWithMessage(
@@ -97,6 +117,8 @@ absl::Status AttributeParser::ParseAttribute(HloInstruction* instr) {
   RETURN_IF_ERROR(cursor_.Expect(TokenKind::kEqual, "'='"));
   ASSIGN_OR_RETURN(bool indexing, ParseIndexingAttribute(key, instr));
   if (indexing) return absl::OkStatus();
+  ASSIGN_OR_RETURN(bool control_flow, ParseControlFlowAttribute(key, instr));
+  if (control_flow) return absl::OkStatus();
   if (key == "dimensions") {
     ASSIGN_OR_RETURN(std::vector<int64_t> dims, cursor_.ParseIntList());
     instr->set_dimensions(std::move(dims));
@@ -128,6 +150,10 @@ absl::Status AttributeParser::ParseAttribute(HloInstruction* instr) {
     ASSIGN_OR_RETURN(std::vector<PrecisionConfig> precision,
                      ParsePrecisionList());
     instr->set_operand_precision(std::move(precision));
+  } else if (key == "dynamic_slice_sizes" &&
+             instr->opcode() == HloOpcode::kDynamicSlice) {
+    ASSIGN_OR_RETURN(std::vector<int64_t> sizes, cursor_.ParseIntList());
+    instr->set_dynamic_slice_sizes(std::move(sizes));
   } else if (key == "slice") {
     ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, ParseSlice());
     instr->set_slice_dimensions(std::move(slice));
@@ -211,6 +237,45 @@ absl::StatusOr<HloComputation*> AttributeParser::ParseComputationReference() {
                             "' (computations must be defined before use)"));
   }
   return it->second;
+}
+
+absl::StatusOr<bool> AttributeParser::ParseControlFlowAttribute(
+    const std::string& key, HloInstruction* instr) {
+  const HloOpcode opcode = instr->opcode();
+  // The slot of each single-computation key: a while's {condition, body},
+  // a pred conditional's {true, false}.
+  int slot = -1;
+  if (opcode == HloOpcode::kWhile) {
+    slot = key == "condition" ? 0 : key == "body" ? 1 : -1;
+  } else if (opcode == HloOpcode::kConditional) {
+    if (key == "branch_computations") {
+      ASSIGN_OR_RETURN(std::vector<HloComputation*> branches,
+                       ParseComputationList());
+      instr->set_called_computations(std::move(branches));
+      return true;
+    }
+    slot = key == "true_computation" ? 0 : key == "false_computation" ? 1 : -1;
+  }
+  if (slot < 0) return false;
+  ASSIGN_OR_RETURN(HloComputation * computation, ParseComputationReference());
+  std::vector<HloComputation*> called = instr->called_computations();
+  called.resize(2, nullptr);
+  called[slot] = computation;
+  instr->set_called_computations(std::move(called));
+  return true;
+}
+
+// {%a, %b}: at least one computation.
+absl::StatusOr<std::vector<HloComputation*>>
+AttributeParser::ParseComputationList() {
+  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLbrace, "'{'"));
+  std::vector<HloComputation*> computations;
+  do {
+    ASSIGN_OR_RETURN(HloComputation * computation, ParseComputationReference());
+    computations.push_back(computation);
+  } while (cursor_.TryConsume(TokenKind::kComma));
+  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRbrace, "',' or '}'"));
+  return computations;
 }
 
 absl::StatusOr<ComparisonDirection> AttributeParser::ParseDirection() {

@@ -32,6 +32,8 @@ void Flatten(Value value, std::vector<Literal>* out) {
 
 class Evaluator {
  public:
+  explicit Evaluator(const EvaluatorOptions& options) : options_(options) {}
+
   absl::StatusOr<Value> Evaluate(const HloComputation& computation,
                                  std::vector<const Value*> arguments);
 
@@ -49,10 +51,17 @@ class Evaluator {
   // to_apply as a function of two elements.
   evaluator_internal::ScalarCombiner CombinerFor(
       const HloComputation& to_apply);
+  absl::StatusOr<Value> EvaluateWhile(const HloInstruction& instr,
+                                      const Value& init);
+  absl::StatusOr<Value> EvaluateConditional(
+      const HloInstruction& instr, const std::vector<const Value*>& operands);
+
+  const EvaluatorOptions options_;
 };
 
 // Errors of an instruction name it and the line it came from. A call's
-// errors come from inside the callee, which names its own instruction.
+// errors come from inside the callee, which names its own instruction; a
+// while or conditional adds itself in front, so the error says which loop.
 absl::Status Annotate(const HloInstruction& instr, const absl::Status& status) {
   if (status.ok() || instr.opcode() == HloOpcode::kCall ||
       instr.opcode() == HloOpcode::kFusion) {
@@ -125,6 +134,17 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
     case HloOpcode::kReduce:
     case HloOpcode::kScatter:
       return EvaluateApplying(instr, operands);
+    case HloOpcode::kWhile:
+      return EvaluateWhile(instr, *operands[0]);
+    case HloOpcode::kConditional:
+      return EvaluateConditional(instr, operands);
+    case HloOpcode::kDynamicSlice:
+      result.array = evaluator_internal::EvaluateDynamicSlice(instr, arrays);
+      return result;
+    case HloOpcode::kDynamicUpdateSlice:
+      result.array =
+          evaluator_internal::EvaluateDynamicUpdateSlice(instr, arrays);
+      return result;
     case HloOpcode::kGather: {
       ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateGather(
                                          instr, *arrays[0], *arrays[1]));
@@ -175,6 +195,37 @@ absl::StatusOr<Value> Evaluator::EvaluateApplying(
                        instr, operands[0]->array, operands[1]->array,
                        operands[2]->array, CombinerFor(*instr.to_apply())));
   return result;
+}
+
+absl::StatusOr<Value> Evaluator::EvaluateWhile(const HloInstruction& instr,
+                                               const Value& init) {
+  Value state = init;
+  for (int64_t trip = 0;; ++trip) {
+    ASSIGN_OR_RETURN(Value keep_going,
+                     Evaluate(*instr.while_condition(), {&state}));
+    if (keep_going.array.GetAsInt64(0) == 0) {
+      VLOG(3) << instr.name() << ": " << trip << " iterations";
+      return state;
+    }
+    if (trip >= options_.max_loop_iterations) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the loop ran ", trip, " iterations and its condition still holds ",
+          "(EvaluatorOptions::max_loop_iterations)"));
+    }
+    ASSIGN_OR_RETURN(state, Evaluate(*instr.while_body(), {&state}));
+  }
+}
+
+absl::StatusOr<Value> Evaluator::EvaluateConditional(
+    const HloInstruction& instr, const std::vector<const Value*>& operands) {
+  const Literal& selector = operands[0]->array;
+  int64_t branch = selector.GetAsInt64(0);
+  if (selector.shape().element_type() == PrimitiveType::PRED) {
+    branch = branch != 0 ? 0 : 1;
+  } else if (branch < 0 || branch >= instr.branch_count()) {
+    branch = instr.branch_count() - 1;
+  }
+  return Evaluate(*instr.branch_computation(branch), {operands[branch + 1]});
 }
 
 absl::StatusOr<Literal> Evaluator::EvaluateReduce(const HloInstruction& instr,
@@ -247,7 +298,8 @@ evaluator_internal::ScalarCombiner Evaluator::CombinerFor(
 }  // namespace
 
 absl::StatusOr<std::vector<Literal>> EvaluateModule(
-    const HloModule& module, absl::Span<const Literal> arguments) {
+    const HloModule& module, absl::Span<const Literal> arguments,
+    const EvaluatorOptions& options) {
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(
@@ -273,7 +325,7 @@ absl::StatusOr<std::vector<Literal>> EvaluateModule(
     pointers.push_back(&values[i]);
   }
   VLOG(3) << "evaluating " << module.name();
-  Evaluator evaluator;
+  Evaluator evaluator(options);
   ASSIGN_OR_RETURN(Value result, evaluator.Evaluate(*entry, pointers));
   std::vector<Literal> flat;
   Flatten(std::move(result), &flat);

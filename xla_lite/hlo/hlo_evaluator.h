@@ -21,9 +21,19 @@ namespace xla_lite {
 // INVALID_ARGUMENT when the arguments' count or shapes disagree with the
 // entry parameters; UNIMPLEMENTED naming an opcode it can't evaluate.
 // The module must have passed VerifyHloModule: shapes and attributes are
-// not checked again here.
+// not checked again here. while runs its body while its condition holds;
+// conditional runs branch !pred for a pred, else the indexed branch, an
+// index out of range running the last branch, as XLA does.
+struct EvaluatorOptions {
+  // A while loop that has run this many iterations is stopped with
+  // RESOURCE_EXHAUSTED naming it: a trip count read from an input (or a
+  // condition that never turns false) must not hang the reference.
+  int64_t max_loop_iterations = 1 << 20;
+};
+
 absl::StatusOr<std::vector<Literal>> EvaluateModule(
-    const HloModule& module, absl::Span<const Literal> arguments);
+    const HloModule& module, absl::Span<const Literal> arguments,
+    const EvaluatorOptions& options = EvaluatorOptions());
 
 }  // namespace xla_lite
 

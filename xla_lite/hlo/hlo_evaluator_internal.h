@@ -39,6 +39,14 @@ absl::Status ApplyBinaryElement(HloOpcode opcode, const Literal& a,
 absl::StatusOr<Literal> EvaluateDataMovement(
     const HloInstruction& instr, absl::Span<const Literal* const> operands);
 
+// dynamic-slice(operand, starts...) and dynamic-update-slice(operand,
+// update, starts...): each start clamped so the window lies within the
+// operand, as XLA does.
+Literal EvaluateDynamicSlice(const HloInstruction& instr,
+                             absl::Span<const Literal* const> operands);
+Literal EvaluateDynamicUpdateSlice(const HloInstruction& instr,
+                                   absl::Span<const Literal* const> operands);
+
 // dot with any batch and contracting dimensions, accumulated in double
 // (int64 for integers) and rounded once.
 absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,

@@ -115,6 +115,35 @@ void AppendCompareAttributes(const HloInstruction& instr,
   }
 }
 
+// while's condition and body, conditional's branches: a pred-selected
+// conditional prints XLA's true/false form, an indexed one the list.
+void AppendCalledComputations(const HloInstruction& instr,
+                              std::vector<std::string>* attrs) {
+  const std::vector<HloComputation*>& called = instr.called_computations();
+  if (called.empty()) return;
+  if (instr.opcode() == HloOpcode::kWhile && called.size() == 2) {
+    attrs->push_back(absl::StrCat("condition=%", called[0]->name()));
+    attrs->push_back(absl::StrCat("body=%", called[1]->name()));
+    return;
+  }
+  const bool pred_form =
+      called.size() == 2 && instr.operand_count() > 0 &&
+      instr.operand(0)->shape().IsArray() &&
+      instr.operand(0)->shape().element_type() == PrimitiveType::PRED;
+  if (pred_form) {
+    attrs->push_back(absl::StrCat("true_computation=%", called[0]->name()));
+    attrs->push_back(absl::StrCat("false_computation=%", called[1]->name()));
+    return;
+  }
+  attrs->push_back(absl::StrCat(
+      "branch_computations={",
+      absl::StrJoin(called, ", ",
+                    [](std::string* out, const HloComputation* c) {
+                      absl::StrAppend(out, "%", c->name());
+                    }),
+      "}"));
+}
+
 // The attributes after the operand list, in the parser's syntax.
 std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
   std::vector<std::string> attrs;
@@ -140,6 +169,9 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
       break;
     case HloOpcode::kScatter:
       AppendScatterAttributes(instr, &attrs);
+      break;
+    case HloOpcode::kDynamicSlice:
+      AppendDims("dynamic_slice_sizes", instr.dynamic_slice_sizes(), &attrs);
       break;
     case HloOpcode::kSlice:
       attrs.push_back(
@@ -178,6 +210,7 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
         instr.opcode() == HloOpcode::kFusion ? "calls=%" : "to_apply=%";
     attrs.push_back(absl::StrCat(key, instr.to_apply()->name()));
   }
+  AppendCalledComputations(instr, &attrs);
   if (instr.indices_are_sorted()) attrs.push_back("indices_are_sorted=true");
   return attrs;
 }
@@ -260,6 +293,13 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   std::vector<HloInstruction*> users = users_;
   for (HloInstruction* user : users) user->ReplaceOperandWith(this, replacement);
   if (IsRoot()) parent_->set_root_instruction(replacement);
+}
+
+std::vector<HloComputation*> HloInstruction::AllCalledComputations() const {
+  std::vector<HloComputation*> all;
+  if (to_apply_ != nullptr) all.push_back(to_apply_);
+  all.insert(all.end(), called_.begin(), called_.end());
+  return all;
 }
 
 std::string HloInstruction::SourceLocation() const {

@@ -168,6 +168,14 @@ class HloInstruction {
   void set_gather_slice_sizes(std::vector<int64_t> s) {
     slice_sizes_ = std::move(s);
   }
+  // kDynamicSlice: dynamic_slice_sizes, one per operand dimension. Kept
+  // where gather keeps its slice_sizes: no opcode has both.
+  const std::vector<int64_t>& dynamic_slice_sizes() const {
+    return slice_sizes_;
+  }
+  void set_dynamic_slice_sizes(std::vector<int64_t> s) {
+    slice_sizes_ = std::move(s);
+  }
   // kScatter: dimension numbers; the combiner is to_apply().
   const ScatterDimensionNumbers& scatter_dimension_numbers() const {
     return scatter_;
@@ -193,6 +201,24 @@ class HloInstruction {
   HloComputation* to_apply() const { return to_apply_; }
   void set_to_apply(HloComputation* c) { to_apply_ = c; }
   HloComputation* fused_computation() const { return to_apply_; }
+
+  // The computations a kWhile or kConditional runs, owned by the module:
+  // a while's {condition, body}; a conditional's branches in index order
+  // (true_computation= is branch 0 and false_computation= branch 1, as in
+  // XLA, so a pred selects branch !pred). Empty for other opcodes.
+  const std::vector<HloComputation*>& called_computations() const {
+    return called_;
+  }
+  void set_called_computations(std::vector<HloComputation*> c) {
+    called_ = std::move(c);
+  }
+  HloComputation* while_condition() const { return called_.at(0); }
+  HloComputation* while_body() const { return called_.at(1); }
+  int64_t branch_count() const { return called_.size(); }
+  HloComputation* branch_computation(int64_t i) const { return called_.at(i); }
+  // Every computation this instruction applies: to_apply() and the called
+  // computations.
+  std::vector<HloComputation*> AllCalledComputations() const;
 
   // The line of the HLO text this instruction was parsed from; 0 when it
   // was made by code.
@@ -234,6 +260,7 @@ class HloInstruction {
   bool indices_are_sorted_ = false;
   bool unique_indices_ = false;
   HloComputation* to_apply_ = nullptr;
+  std::vector<HloComputation*> called_;
   int source_line_ = 0;
 };
 

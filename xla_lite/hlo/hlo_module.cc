@@ -15,7 +15,9 @@ namespace {
 std::vector<HloComputation*> Callees(const HloComputation& computation) {
   std::vector<HloComputation*> callees;
   for (const HloInstruction* instr : computation.instructions()) {
-    if (instr->to_apply() != nullptr) callees.push_back(instr->to_apply());
+    for (HloComputation* callee : instr->AllCalledComputations()) {
+      callees.push_back(callee);
+    }
   }
   return callees;
 }

@@ -21,12 +21,15 @@ namespace xla_lite {
   V(kClamp, "clamp")                       \
   V(kCompare, "compare")                   \
   V(kConcatenate, "concatenate")           \
+  V(kConditional, "conditional")           \
   V(kConstant, "constant")                 \
   V(kConvert, "convert")                   \
   V(kCopy, "copy")                         \
   V(kCos, "cosine")                        \
   V(kDivide, "divide")                     \
   V(kDot, "dot")                           \
+  V(kDynamicSlice, "dynamic-slice")        \
+  V(kDynamicUpdateSlice, "dynamic-update-slice") \
   V(kExp, "exponential")                   \
   V(kExpm1, "exponential-minus-one")       \
   V(kFloor, "floor")                       \
@@ -61,6 +64,7 @@ namespace xla_lite {
   V(kTanh, "tanh")                         \
   V(kTranspose, "transpose")               \
   V(kTuple, "tuple")                       \
+  V(kWhile, "while")                       \
   V(kXor, "xor")
 
 enum class HloOpcode {

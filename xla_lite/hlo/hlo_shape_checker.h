@@ -67,6 +67,15 @@ class Checker {
 absl::Status CheckGather(const Checker& c);
 absl::Status CheckScatter(const Checker& c);
 
+// while(state) and conditional(selector, operands...): the called
+// computations' signatures against the operands and the result.
+absl::Status CheckWhile(const Checker& c);
+absl::Status CheckConditional(const Checker& c);
+// dynamic-slice(operand, starts...) and dynamic-update-slice(operand,
+// update, starts...): one integer scalar start per operand dimension.
+absl::Status CheckDynamicSlice(const Checker& c);
+absl::Status CheckDynamicUpdateSlice(const Checker& c);
+
 }  // namespace xla_lite::verifier_internal
 
 #endif  // XLA_LITE_HLO_HLO_SHAPE_CHECKER_H_

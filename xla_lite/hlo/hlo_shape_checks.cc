@@ -378,6 +378,10 @@ absl::Status CheckDataMovement(const Checker& c) {
       return CheckGather(c);
     case HloOpcode::kScatter:
       return CheckScatter(c);
+    case HloOpcode::kDynamicSlice:
+      return CheckDynamicSlice(c);
+    case HloOpcode::kDynamicUpdateSlice:
+      return CheckDynamicUpdateSlice(c);
     case HloOpcode::kReverse:
       RETURN_IF_ERROR(c.OperandCount(1));
       RETURN_IF_ERROR(c.AllArrays());
@@ -421,6 +425,10 @@ absl::Status CheckInstructionShape(const HloInstruction& instr) {
       return CheckDot(c);
     case HloOpcode::kReduce:
       return CheckReduce(c);
+    case HloOpcode::kWhile:
+      return CheckWhile(c);
+    case HloOpcode::kConditional:
+      return CheckConditional(c);
     case HloOpcode::kParameter:
     case HloOpcode::kConstant:
     case HloOpcode::kIota:

@@ -15,6 +15,19 @@ absl::Status Annotate(const absl::Status& status, const Thunk& thunk) {
                       absl::StrCat(thunk.ToString(), ": ", status.message()));
 }
 
+// Thunks whose work is thunk sequences, which measure their own leaves: a
+// profiler repeating a loop would rerun it on its own updated state.
+bool RunsThunkSequences(Thunk::Kind kind) {
+  return kind == Thunk::Kind::kSequential || kind == Thunk::Kind::kWhile ||
+         kind == Thunk::Kind::kConditional;
+}
+
+bool IsContainer(Thunk::Kind kind) {
+  return kind == Thunk::Kind::kSequential ||
+         kind == Thunk::Kind::kCommandBuffer || kind == Thunk::Kind::kWhile ||
+         kind == Thunk::Kind::kConditional;
+}
+
 }  // namespace
 
 SequentialThunk::SequentialThunk(std::string name, ThunkSequence thunks)
@@ -32,15 +45,14 @@ absl::Status SequentialThunk::ExecuteOnStream(const ExecuteParams& params) {
   for (const auto& thunk : thunks_) {
     VLOG(5) << "execute " << thunk->ToString();
     absl::Status status =
-        params.profiler == nullptr || thunk->kind() == Kind::kSequential
+        params.profiler == nullptr || RunsThunkSequences(thunk->kind())
             ? thunk->ExecuteOnStream(params)
             : params.profiler->Measure(*thunk, *params.stream, [&] {
                 return thunk->ExecuteOnStream(params);
               });
     if (!status.ok()) return Annotate(status, *thunk);
     // Containers count their own leaves.
-    if (params.stats != nullptr && thunk->kind() != Kind::kSequential &&
-        thunk->kind() != Kind::kCommandBuffer) {
+    if (params.stats != nullptr && !IsContainer(thunk->kind())) {
       ++params.stats->thunks_executed;
     }
   }

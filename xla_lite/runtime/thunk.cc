@@ -36,6 +36,10 @@ const char* ThunkKindName(Thunk::Kind kind) {
       return "sequential";
     case Thunk::Kind::kCommandBuffer:
       return "command_buffer";
+    case Thunk::Kind::kWhile:
+      return "while";
+    case Thunk::Kind::kConditional:
+      return "conditional";
   }
   return "invalid";
 }
@@ -53,6 +57,9 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
       return DebugOptions::MEMSET;
     case Thunk::Kind::kSequential:
     case Thunk::Kind::kCommandBuffer:
+    // Not recorded yet: loops and branches run op by op, host-driven.
+    case Thunk::Kind::kWhile:
+    case Thunk::Kind::kConditional:
       return std::nullopt;
   }
   return std::nullopt;

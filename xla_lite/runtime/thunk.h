@@ -70,6 +70,8 @@ class Thunk {
     kMemset,
     kSequential,
     kCommandBuffer,
+    kWhile,
+    kConditional,
   };
 
   struct InitializeParams {

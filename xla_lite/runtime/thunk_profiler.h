@@ -9,7 +9,9 @@
 // and the stream drained again; the entry's time is the wall time over the
 // repeats. Launch cost is thus amortized over the repeats, and a thunk's
 // time is its device time wherever that exceeds the launch cost, which is
-// what decides where a step's time goes. A thunk recorded into a command
+// what decides where a step's time goes. Loops and conditionals are not
+// repeated (a loop would rerun on its own updated state): their bodies'
+// leaves are measured, once per iteration. A thunk recorded into a command
 // buffer is measured as part of its CommandBufferThunk: profile with
 // command buffers off (DebugOptions) for a per-kernel table.
 //

@@ -57,6 +57,7 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   clone->set_unique_indices(source.unique_indices());
   clone->set_slice_dimensions(source.slice_dimensions());
   clone->set_to_apply(source.to_apply());
+  clone->set_called_computations(source.called_computations());
   clone->set_source_line(source.source_line());
   HloInstruction* instr = computation->AddInstruction(std::move(clone));
   for (HloInstruction* operand : operands) instr->AppendOperand(operand);

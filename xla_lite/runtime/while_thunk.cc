@@ -1,0 +1,65 @@
+#include "xla_lite/runtime/while_thunk.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+
+namespace xla_lite::gpu {
+
+absl::StatusOr<int64_t> ReadDeviceScalar(const Thunk::ExecuteParams& params,
+                                         const BufferAllocation::Slice& slice) {
+  if (slice.size() != 1 && slice.size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a predicate or branch index is a pred (1 byte) or s32 (4 bytes), "
+        "got ",
+        slice.size(), " bytes"));
+  }
+  se::DeviceAddressBase source =
+      params.buffer_allocations->GetDeviceAddress(slice);
+  uint8_t bytes[4] = {0, 0, 0, 0};
+  RETURN_IF_ERROR(params.stream->Memcpy(bytes, source, slice.size()));
+  RETURN_IF_ERROR(params.stream->BlockHostUntilDone());
+  if (slice.size() == 1) return bytes[0] != 0 ? 1 : 0;
+  int32_t value;
+  std::memcpy(&value, bytes, sizeof(value));
+  return value;
+}
+
+WhileThunk::WhileThunk(std::string name, BufferAllocation::Slice predicate,
+                       std::unique_ptr<SequentialThunk> condition,
+                       std::unique_ptr<SequentialThunk> body)
+    : Thunk(Kind::kWhile, std::move(name)),
+      predicate_(predicate),
+      condition_(std::move(condition)),
+      body_(std::move(body)) {}
+
+absl::Status WhileThunk::Initialize(const InitializeParams& params) {
+  RETURN_IF_ERROR(condition_->Initialize(params));
+  return body_->Initialize(params);
+}
+
+absl::Status WhileThunk::ExecuteOnStream(const ExecuteParams& params) {
+  for (int64_t trip = 0;; ++trip) {
+    RETURN_IF_ERROR(condition_->ExecuteOnStream(params));
+    ASSIGN_OR_RETURN(int64_t keep_going, ReadDeviceScalar(params, predicate_));
+    if (keep_going == 0) {
+      VLOG(3) << name() << ": " << trip << " iterations";
+      return absl::OkStatus();
+    }
+    if (params.stats != nullptr) ++params.stats->loop_iterations;
+    RETURN_IF_ERROR(body_->ExecuteOnStream(params));
+  }
+}
+
+BufferUses WhileThunk::buffer_uses() const {
+  BufferUses uses = condition_->buffer_uses();
+  BufferUses body = body_->buffer_uses();
+  uses.insert(uses.end(), body.begin(), body.end());
+  uses.push_back(BufferUse::Read(predicate_));
+  return uses;
+}
+
+}  // namespace xla_lite::gpu
