@@ -15,6 +15,7 @@ namespace {
 std::vector<HloComputation*> Callees(const HloComputation& computation) {
   std::vector<HloComputation*> callees;
   for (const HloInstruction* instr : computation.instructions()) {
+    if (instr->select() != nullptr) callees.push_back(instr->select());
     if (instr->to_apply() != nullptr) callees.push_back(instr->to_apply());
   }
   return callees;

@@ -23,6 +23,7 @@ namespace xla_lite {
   V(kConcatenate, "concatenate")           \
   V(kConstant, "constant")                 \
   V(kConvert, "convert")                   \
+  V(kConvolution, "convolution")           \
   V(kCopy, "copy")                         \
   V(kCos, "cosine")                        \
   V(kDivide, "divide")                     \
@@ -47,12 +48,14 @@ namespace xla_lite {
   V(kParameter, "parameter")               \
   V(kPower, "power")                       \
   V(kReduce, "reduce")                     \
+  V(kReduceWindow, "reduce-window")        \
   V(kRemainder, "remainder")               \
   V(kReshape, "reshape")                   \
   V(kReverse, "reverse")                   \
   V(kScatter, "scatter")                   \
   V(kRsqrt, "rsqrt")                       \
   V(kSelect, "select")                     \
+  V(kSelectAndScatter, "select-and-scatter") \
   V(kSign, "sign")                         \
   V(kSin, "sine")                          \
   V(kSlice, "slice")                       \

@@ -421,6 +421,10 @@ absl::Status CheckInstructionShape(const HloInstruction& instr) {
       return CheckDot(c);
     case HloOpcode::kReduce:
       return CheckReduce(c);
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+      return CheckWindowed(c);
     case HloOpcode::kParameter:
     case HloOpcode::kConstant:
     case HloOpcode::kIota:

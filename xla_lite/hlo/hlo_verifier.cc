@@ -63,10 +63,12 @@ absl::Status VerifyComputation(const HloModule& module,
                                   "' of another computation"));
       }
     }
-    const HloComputation* callee = instr->to_apply();
-    if (callee != nullptr && module.GetComputation(callee->name()) != callee) {
-      return error(absl::StrCat("instruction '", instr->name(), "' calls '",
-                                callee->name(), "', not in the module"));
+    for (const HloComputation* callee : {instr->to_apply(), instr->select()}) {
+      if (callee != nullptr &&
+          module.GetComputation(callee->name()) != callee) {
+        return error(absl::StrCat("instruction '", instr->name(), "' calls '",
+                                  callee->name(), "', not in the module"));
+      }
     }
     RETURN_IF_ERROR(verifier_internal::CheckInstructionShape(*instr));
   }
