@@ -182,46 +182,6 @@ ENTRY main {
       inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
       index_vector_dim=1, to_apply=add
 })", false}},
-      {HloOpcode::kConvolution, {R"(
-HloModule convolution
-ENTRY main {
-  x = f32[1,5,5,2] parameter(0)
-  k = f32[3,3,2,4] parameter(1)
-  ROOT op = f32[1,5,5,4] convolution(x, k), window={size=3x3 pad=1_1x1_1},
-      dim_labels=b01f_01io->b01f
-})", false}},
-      {HloOpcode::kReduceWindow, {R"(
-HloModule reduce_window
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-ENTRY main {
-  x = f32[1,4,4,2] parameter(0)
-  init = f32[] constant(-inf)
-  ROOT op = f32[1,2,2,2] reduce-window(x, init),
-      window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max
-})", false}},
-      {HloOpcode::kSelectAndScatter, {R"(
-HloModule select_and_scatter
-ge {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT c = pred[] compare(x, y), direction=GE
-}
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
-  x = f32[1,4,4,2] parameter(0)
-  dy = f32[1,2,2,2] parameter(1)
-  zero = f32[] constant(0)
-  ROOT op = f32[1,4,4,2] select-and-scatter(x, dy, zero),
-      window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add
-})", false}},
   };
   int refused = 0;
   for (HloOpcode opcode : AllOpcodes()) {

@@ -35,15 +35,11 @@ absl::StatusOr<std::string> TakeBracedFields(TokenCursor& cursor) {
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kLbrace, "'{'"));
   std::string text;
   while (!cursor.At(TokenKind::kRbrace)) {
-    const Token key = cursor.Peek();
     ASSIGN_OR_RETURN(std::string name, cursor.ExpectName("window field"));
     RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual, "'='"));
     std::string value = TakeWord(cursor);
     if (value.empty()) return cursor.ErrorAt(cursor.Peek(), "a field value");
     absl::StrAppend(&text, text.empty() ? "" : " ", name, "=", value);
-    if (key.line != cursor.Peek().line) {
-      return cursor.ErrorAt(cursor.Peek(), "'}' closing the window");
-    }
   }
   cursor.Next();
   return text;
