@@ -86,26 +86,8 @@ TEST_P(WindowedOpsTest, GroupedConvolutions) {
 }
 
 std::string Pooling(const std::string& op_line, const std::string& params) {
-  return absl::StrCat(R"(
-HloModule pooling
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-ENTRY main {
-)",
-                      params, "  zero = f32[] constant(0)\n",
+  return absl::StrCat("HloModule pooling\n", kAddComputation, kMaxComputation,
+                      kGeComputation, "ENTRY main {\n", params, "  zero = f32[] constant(0)\n",
                       "  lowest = f32[] constant(-inf)\n  ROOT r = ", op_line,
                       "\n}\n");
 }
@@ -149,13 +131,8 @@ TEST_P(WindowedOpsTest, SelectAndScatter) {
 // A convolution with a bias and relu after it, and a pooled step, recorded
 // in a command buffer and replayed.
 TEST_P(WindowedOpsTest, InCommandBuffers) {
-  const std::string hlo = absl::StrCat(R"(
-HloModule block
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
+  const std::string hlo = absl::StrCat("HloModule block\n", kMaxComputation,
+                                       R"(
 ENTRY main {
   x = f32[2,6,6,3] parameter(0)
   k = f32[3,3,3,4] parameter(1)

@@ -6,15 +6,6 @@
 namespace xla_lite::evaluator_internal {
 namespace {
 
-// Row-major strides of `dims`.
-std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i) {
-    strides[i] = strides[i + 1] * dims[i + 1];
-  }
-  return strides;
-}
-
 std::vector<int64_t> Pick(const std::vector<int64_t>& values,
                           const std::vector<int64_t>& positions) {
   std::vector<int64_t> picked;
@@ -37,8 +28,8 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
   const std::vector<int64_t>& lhs_dims = lhs.shape().dimensions();
   const std::vector<int64_t>& rhs_dims = rhs.shape().dimensions();
   const std::vector<int64_t>& out_dims = instr.shape().dimensions();
-  const std::vector<int64_t> lhs_strides = Strides(lhs_dims);
-  const std::vector<int64_t> rhs_strides = Strides(rhs_dims);
+  const std::vector<int64_t> lhs_strides = RowMajorStrides(lhs_dims);
+  const std::vector<int64_t> rhs_strides = RowMajorStrides(rhs_dims);
   const std::vector<int64_t> base = Pick(lhs_dims, d.input_spatial_dimensions);
   const std::vector<int64_t> taps_sizes =
       Pick(rhs_dims, d.kernel_spatial_dimensions);

@@ -20,6 +20,8 @@ std::vector<int64_t> MultiIndex(const std::vector<int64_t>& dimensions,
                                 int64_t linear);
 int64_t LinearIndex(const std::vector<int64_t>& dimensions,
                     const std::vector<int64_t>& index);
+// Elements from one index to the next along each dimension, row-major.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 
 // Unary and binary elementwise ops, compare, select, clamp, convert:
 // `operands` are the instruction's operand values, in order.

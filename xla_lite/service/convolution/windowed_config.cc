@@ -4,17 +4,10 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/service/kernel_program.h"
 
 namespace xla_lite::gpu {
 namespace {
-
-std::vector<int64_t> RowMajorStrides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank(), 1);
-  for (int64_t i = shape.rank() - 2; i >= 0; --i) {
-    strides[i] = strides[i + 1] * shape.dimensions(i + 1);
-  }
-  return strides;
-}
 
 absl::Status Unsupported(const HloInstruction& instr, absl::string_view why) {
   return absl::UnimplementedError(absl::StrCat(
@@ -101,8 +94,9 @@ absl::StatusOr<ConvolutionConfig> ConvolutionConfigFor(
   const Shape& lhs = conv.operand(0)->shape();
   const Shape& rhs = conv.operand(1)->shape();
   const Shape& out = conv.shape();
-  const std::vector<int64_t> ls = RowMajorStrides(lhs), rs = RowMajorStrides(rhs),
-                             os = RowMajorStrides(out);
+  const std::vector<int64_t> ls = RowMajorStrides(lhs.dimensions()),
+                             rs = RowMajorStrides(rhs.dimensions()),
+                             os = RowMajorStrides(out.dimensions());
   ConvolutionConfig config;
   config.out_batch = out.dimensions(d.output_batch_dimension);
   config.out_features = out.dimensions(d.output_feature_dimension);
@@ -168,8 +162,8 @@ absl::StatusOr<PoolingConfig> PoolingConfigFor(const HloInstruction& pooling) {
   }
   const Shape& operand = pooling.operand(0)->shape();
   const Shape& windows = scatter ? pooling.operand(1)->shape() : pooling.shape();
-  const std::vector<int64_t> bs = RowMajorStrides(operand),
-                             ws = RowMajorStrides(windows);
+  const std::vector<int64_t> bs = RowMajorStrides(operand.dimensions()),
+                             ws = RowMajorStrides(windows.dimensions());
   for (int64_t i = 0; i < operand.rank(); ++i) {
     WindowedAxis axis = AxisFor(pooling.window()[i], operand.dimensions(i),
                                 windows.dimensions(i));

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/service/gemm/gemm_host_kernel.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -70,17 +71,6 @@ std::vector<int64_t> OutPositions(const std::vector<WindowedAxis>& axes,
     positions.push_back((o / axis.out_stride) % axis.out_size);
   }
   return positions;
-}
-
-// acc[j] += scale * row[j]. Blocks of 8 with fixed trip counts are what
-// GCC vectorizes at -O2; every element still gets one multiply and one add.
-void AddScaledRow(float* __restrict acc, const float* __restrict row,
-                  float scale, int64_t n) {
-  int64_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    for (int u = 0; u < 8; ++u) acc[j + u] += scale * row[j + u];
-  }
-  for (; j < n; ++j) acc[j] += scale * row[j];
 }
 
 // The kernel as [tap][input feature][output feature], taps row-major, so
