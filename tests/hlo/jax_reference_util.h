@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/hlo/hlo_test_util.h"
+#include "xla_lite/hlo/hlo_evaluator.h"
 #include "xla_lite/hlo/hlo_verifier.h"
 #include "xla_lite/hlo/npy.h"
 
@@ -152,6 +153,21 @@ std::vector<Literal> ExpectStepsMatchJax(const std::string& model,
     }
   }
   return first;
+}
+
+// The reference evaluator's 5 steps of `model` (parsed and verified)
+// against JAX's, as ExpectStepsMatchJax; returns the outputs of step 1.
+template <typename Rate>
+std::vector<Literal> ExpectEvaluatorMatchesJax(const std::string& model,
+                                               double tolerance, Rate rate) {
+  std::unique_ptr<HloModule> module = LoadVerified(model);
+  if (module == nullptr) return {};
+  return ExpectStepsMatchJax(
+      model, *module,
+      [&](const std::vector<Literal>& inputs) {
+        return EvaluateModule(*module, inputs);
+      },
+      tolerance, rate);
 }
 
 }  // namespace xla_lite

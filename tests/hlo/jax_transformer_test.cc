@@ -63,19 +63,10 @@ std::string RateBf16(const Literal& actual, const Literal& expected,
 
 class TransformerTest : public ::testing::Test {
  protected:
-  // Runs 5 steps of `model` through the evaluator and compares every
-  // output after steps 1 and 5 with `rate`; returns the outputs of step 1.
   template <typename Rate>
   std::vector<Literal> ExpectMatchesJax(const std::string& model,
                                         double tolerance, Rate rate) {
-    std::unique_ptr<HloModule> module = LoadVerified(model);
-    if (module == nullptr) return {};
-    return ExpectStepsMatchJax(
-        model, *module,
-        [&](const std::vector<Literal>& inputs) {
-          return EvaluateModule(*module, inputs);
-        },
-        tolerance, rate);
+    return ExpectEvaluatorMatchesJax(model, tolerance, rate);
   }
 };
 

@@ -31,7 +31,7 @@ namespace xla_lite::testing {
 inline constexpr double kRelativeTolerance = 1e-4;
 inline constexpr double kAbsoluteFloor = 1e-3;
 
-// Scalar f32 reducer computations for test modules, named add and max.
+// Scalar f32 computations for test modules, named add, max and ge.
 inline constexpr char kAddComputation[] = R"(
 add {
   a = f32[] parameter(0)
@@ -44,6 +44,14 @@ max {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT c = f32[] maximum(a, b)
+}
+)";
+// select-and-scatter's select of a max pool, named ge.
+inline constexpr char kGeComputation[] = R"(
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
 }
 )";
 

@@ -129,6 +129,47 @@ ENTRY main {
   ROOT out = (f32[8], f32[8], s32[300], pred[8], bf16[8], f32[4,100], f16[8,300]) tuple(rsum, rrow, rmax, rall, rprod, sl, hg)
 })";
 
+// The window kernels' forms: padding, strides, both dilations, reversal,
+// the gradient dim_labels, both group counts, pooling and its gradient.
+constexpr char kWindowedEntry[] = R"(
+ENTRY main {
+  x = f32[2,8,8,4] parameter(0)
+  k = f32[3,3,4,4] parameter(1)
+  dy = f32[2,4,4,4] parameter(2)
+  fwd = f32[2,8,8,4] convolution(x, k), window={size=3x3 pad=1_1x1_1},
+      dim_labels=b01f_01io->b01f
+  dil = f32[2,4,2,4] convolution(x, k), window={size=3x3 stride=2x2
+      pad=1_1x0_-1 lhs_dilate=1x1 rhs_dilate=1x2 rhs_reversal=1x0},
+      dim_labels=b01f_01io->b01f
+  dx = f32[2,8,8,4] convolution(fwd, k), window={size=3x3 pad=1_1x1_1},
+      dim_labels=b01f_01oi->b01f
+  dk = f32[3,3,4,4] convolution(x, fwd), window={size=8x8 pad=1_1x1_1},
+      dim_labels=f01b_i01o->01bf
+  kd = f32[3,3,1,4] slice(k), slice={[0:3], [0:3], [0:1], [0:4]}
+  dw = f32[2,8,8,4] convolution(x, kd), window={size=3x3 pad=1_1x1_1},
+      dim_labels=b01f_01io->b01f, feature_group_count=4
+  dkd = f32[3,3,1,4] convolution(x, fwd), window={size=8x8 pad=1_1x1_1},
+      dim_labels=f01b_i01o->01bf, batch_group_count=4
+  up = f32[2,17,17,4] convolution(x, k), window={size=3x3 pad=2_2x2_2
+      lhs_dilate=2x2}, dim_labels=b01f_01io->b01f
+  lowest = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  pool = f32[2,4,4,4] reduce-window(fwd, lowest),
+      window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max
+  avg = f32[2,5,5,4] reduce-window(fwd, zero),
+      window={size=1x2x2x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=add
+  grad = f32[2,8,8,4] select-and-scatter(fwd, dy, zero),
+      window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add
+  ROOT out = (f32[2,4,2,4], f32[2,8,8,4], f32[3,3,4,4], f32[2,8,8,4],
+      f32[3,3,1,4], f32[2,17,17,4], f32[2,4,4,4], f32[2,5,5,4],
+      f32[2,8,8,4]) tuple(dil, dx, dk, dw, dkd, up, pool, avg, grad)
+})";
+
+std::string WindowedOps() {
+  return absl::StrCat("HloModule windowed\n", kAddComputation,
+                      kMaxComputation, kGeComputation, kWindowedEntry);
+}
+
 // Every case of the op table that a kernel computes, in one module: what
 // the table says the back ends implement, they compile.
 std::string EveryTableKernelCase() {
@@ -148,7 +189,7 @@ std::string EveryTableKernelCase() {
 
 std::vector<std::string> Modules() {
   std::vector<std::string> modules = {
-      kEveryOp, EveryTableKernelCase(),
+      kEveryOp, EveryTableKernelCase(), WindowedOps(),
       ReadRunfile("tests/service/testdata/jax_mlp_train_step.hlo")};
   for (const auto& [name, dir] : ModelDirectories()) {
     modules.push_back(ReadRunfile(dir + "/train_step.hlo"));
@@ -225,7 +266,12 @@ TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
     source = absl::StrReplaceAll(source, {{gpu::kAwaitProducersSource, ""}});
     // The shared helpers, verbatim: the host compiled the same text.
     EXPECT_TRUE(absl::StrContains(source, kFloat16DeviceSource));
-    if (!absl::StartsWith(source, "// Emitted gemm")) {
+    // Gemm and window kernels compute in f32 with their own code; the
+    // others call the scalar functions.
+    if (!absl::StartsWith(source, "// Emitted gemm") &&
+        !absl::StartsWith(source, "// Emitted convolution") &&
+        !absl::StartsWith(source, "// Emitted reduce-window") &&
+        !absl::StartsWith(source, "// Emitted select-and-scatter")) {
       EXPECT_TRUE(
           absl::StrContains(source, gpu::kElementalScalarOpsDeviceSource));
     }

@@ -104,6 +104,39 @@ OpCase ReduceCase(const ElementalOp& row, PrimitiveType type,
   return c;
 }
 
+// A convolution, max pool or max-pool gradient of `type`.
+OpCase WindowKernelCase(const ElementalOp& row, PrimitiveType type) {
+  const std::string t = Name(type);
+  if (row.opcode == HloOpcode::kConvolution) {
+    return Simple(row, type, {Array(type, "1,4,4,2"), Array(type, "3,3,2,3")},
+                  Array(type, "1,4,4,3"),
+                  "convolution($p0, $p1), window={size=3x3 pad=1_1x1_1}, "
+                  "dim_labels=b01f_01io->b01f");
+  }
+  const bool scatter = row.opcode == HloOpcode::kSelectAndScatter;
+  OpCase c =
+      scatter
+          ? Simple(row, type, {Array(type, "4,8"), Array(type, "2,4")},
+                   Array(type, "4,8"),
+                   "select-and-scatter($p0, $p1, $_init), "
+                   "window={size=2x2 stride=2x2}, select=$_ge, scatter=$_red")
+          : Simple(row, type, {Array(type, "4,8")}, Array(type, "2,4"),
+                   "reduce-window($p0, $_init), window={size=2x2 stride=2x2}, "
+                   "to_apply=$_red");
+  c.body.insert(c.body.begin(), absl::StrCat("$_init = ", t, "[] constant(0)"));
+  c.computations = absl::StrCat(
+      "$_red {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+      "[] parameter(1)\n  ROOT c = ", t, "[] ", scatter ? "add" : "maximum",
+      "(a, b)\n}\n");
+  if (scatter) {
+    absl::StrAppend(&c.computations, "$_ge {\n  a = ", t,
+                    "[] parameter(0)\n  b = ", t,
+                    "[] parameter(1)\n  ROOT c = pred[] compare(a, b), "
+                    "direction=GE\n}\n");
+  }
+  return c;
+}
+
 // Conversions between `type` and a kernel type, both ways.
 std::vector<OpCase> ConvertCases(const ElementalOp& row, PrimitiveType type) {
   const PrimitiveType other =
@@ -137,6 +170,8 @@ std::vector<OpCase> CasesFor(const ElementalOp& row, PrimitiveType type) {
                      Array(type, "2,4"),
                      "dot($p0, $p1), lhs_contracting_dims={1}, "
                      "rhs_contracting_dims={0}")};
+    case OpLowering::kWindowKernel:
+      return {WindowKernelCase(row, type)};
     case OpLowering::kResultTuple:
       return {Simple(row, type, {shape, shape},
                      absl::StrCat("(", shape, ", ", shape, ")"),

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "xla_lite/hlo/hlo_window_attribute_parser.h"
 
 namespace xla_lite {
 namespace {
@@ -53,6 +54,7 @@ const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
           {HloOpcode::kCompare, {"direction"}},
           {HloOpcode::kConcatenate, {"dimensions"}},
           {HloOpcode::kDynamicSlice, {"dynamic_slice_sizes"}},
+          {HloOpcode::kConvolution, {"dim_labels"}},
           {HloOpcode::kFusion, {"calls"}},
           {HloOpcode::kGather,
            {"offset_dims", "collapsed_slice_dims", "start_index_map",
@@ -60,10 +62,12 @@ const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
           {HloOpcode::kGetTupleElement, {"index"}},
           {HloOpcode::kIota, {"iota_dimension"}},
           {HloOpcode::kReduce, {"dimensions", "to_apply"}},
+          {HloOpcode::kReduceWindow, {"window", "to_apply"}},
           {HloOpcode::kReverse, {"dimensions"}},
           {HloOpcode::kScatter,
            {"update_window_dims", "inserted_window_dims",
             "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply"}},
+          {HloOpcode::kSelectAndScatter, {"window", "select", "scatter"}},
           {HloOpcode::kSlice, {"slice"}},
           {HloOpcode::kTranspose, {"dimensions"}},
           {HloOpcode::kWhile, {"condition", "body"}},
@@ -119,12 +123,20 @@ absl::Status AttributeParser::ParseAttribute(HloInstruction* instr) {
   if (indexing) return absl::OkStatus();
   ASSIGN_OR_RETURN(bool control_flow, ParseControlFlowAttribute(key, instr));
   if (control_flow) return absl::OkStatus();
+  ASSIGN_OR_RETURN(bool windowed, ParseWindowAttribute(cursor_, key, instr));
+  if (windowed) return absl::OkStatus();
+  const bool select_and_scatter =
+      instr->opcode() == HloOpcode::kSelectAndScatter;
   if (key == "dimensions") {
     ASSIGN_OR_RETURN(std::vector<int64_t> dims, cursor_.ParseIntList());
     instr->set_dimensions(std::move(dims));
-  } else if (key == "to_apply" || key == "calls") {
+  } else if (key == "to_apply" || key == "calls" ||
+             (key == "scatter" && select_and_scatter)) {
     ASSIGN_OR_RETURN(HloComputation * computation, ParseComputationReference());
     instr->set_to_apply(computation);
+  } else if (key == "select" && select_and_scatter) {
+    ASSIGN_OR_RETURN(HloComputation * computation, ParseComputationReference());
+    instr->set_select(computation);
   } else if (key == "index") {
     ASSIGN_OR_RETURN(int64_t index, cursor_.ExpectInt("tuple index"));
     instr->set_tuple_index(index);

@@ -57,6 +57,9 @@ class Evaluator {
       const HloInstruction& instr, const std::vector<const Value*>& operands);
 
   const EvaluatorOptions options_;
+  // A (T, T) -> pred computation as a predicate of two elements.
+  evaluator_internal::ScalarPredicate PredicateFor(
+      const HloComputation& select);
 };
 
 // Errors of an instruction name it and the line it came from. A call's
@@ -133,6 +136,8 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
     case HloOpcode::kFusion:
     case HloOpcode::kReduce:
     case HloOpcode::kScatter:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
       return EvaluateApplying(instr, operands);
     case HloOpcode::kWhile:
       return EvaluateWhile(instr, *operands[0]);
@@ -145,6 +150,11 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
       result.array =
           evaluator_internal::EvaluateDynamicUpdateSlice(instr, arrays);
       return result;
+    case HloOpcode::kConvolution: {
+      ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateConvolution(
+                                         instr, *arrays[0], *arrays[1]));
+      return result;
+    }
     case HloOpcode::kGather: {
       ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateGather(
                                          instr, *arrays[0], *arrays[1]));
@@ -183,6 +193,26 @@ absl::StatusOr<Value> Evaluator::EvaluateApplying(
     }
     ASSIGN_OR_RETURN(result.array, EvaluateReduce(instr, operands[0]->array,
                                                   operands[1]->array));
+    return result;
+  }
+  if (instr.opcode() == HloOpcode::kReduceWindow) {
+    if (instr.operand_count() != 2) {
+      return absl::UnimplementedError(absl::StrCat(
+          "evaluator: variadic reduce-window (", instr.operand_count() / 2,
+          " operands); only one is supported"));
+    }
+    ASSIGN_OR_RETURN(result.array,
+                     evaluator_internal::EvaluateReduceWindow(
+                         instr, operands[0]->array, operands[1]->array,
+                         CombinerFor(*instr.to_apply())));
+    return result;
+  }
+  if (instr.opcode() == HloOpcode::kSelectAndScatter) {
+    ASSIGN_OR_RETURN(result.array,
+                     evaluator_internal::EvaluateSelectAndScatter(
+                         instr, operands[0]->array, operands[1]->array,
+                         operands[2]->array, PredicateFor(*instr.select()),
+                         CombinerFor(*instr.to_apply())));
     return result;
   }
   if (instr.operand_count() != 3) {
@@ -292,6 +322,18 @@ evaluator_internal::ScalarCombiner Evaluator::CombinerFor(
     std::memcpy(out->mutable_bytes().data() + out_index * width,
                 result.array.bytes().data(), width);
     return absl::OkStatus();
+  };
+}
+
+evaluator_internal::ScalarPredicate Evaluator::PredicateFor(
+    const HloComputation& select) {
+  return [this, &select](const Literal& a, int64_t a_index, const Literal& b,
+                         int64_t b_index) -> absl::StatusOr<bool> {
+    Value lhs, rhs;
+    lhs.array = ElementAt(a, a_index);
+    rhs.array = ElementAt(b, b_index);
+    ASSIGN_OR_RETURN(Value result, Evaluate(select, {&lhs, &rhs}));
+    return result.array.GetAsDouble(0) != 0;
   };
 }
 

@@ -6,8 +6,6 @@
 #include "xla_lite/hlo/hlo_evaluator_internal.h"
 
 namespace xla_lite::evaluator_internal {
-namespace {
-
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
@@ -15,6 +13,8 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   }
   return strides;
 }
+
+namespace {
 
 // The dimensions of a `rank`-dimensional operand that are neither batch nor
 // contracting, ascending: they appear in the result in this order.

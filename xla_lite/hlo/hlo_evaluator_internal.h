@@ -20,6 +20,8 @@ std::vector<int64_t> MultiIndex(const std::vector<int64_t>& dimensions,
                                 int64_t linear);
 int64_t LinearIndex(const std::vector<int64_t>& dimensions,
                     const std::vector<int64_t>& index);
+// Elements from one index to the next along each dimension, row-major.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 
 // Unary and binary elementwise ops, compare, select, clamp, convert:
 // `operands` are the instruction's operand values, in order.
@@ -98,6 +100,43 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instr,
                                         const Literal& indices,
                                         const Literal& updates,
                                         const ScalarCombiner& combine);
+
+// Whether f(a[a_index], b[b_index]) holds for select-and-scatter's select.
+using ScalarPredicate = std::function<absl::StatusOr<bool>(
+    const Literal& a, int64_t a_index, const Literal& b, int64_t b_index)>;
+
+// Where tap `taps` of the window placed at `out_index` falls in a base of
+// `base_sizes` (one entry per window dimension): false when it falls on
+// padding or on a hole of the base dilation, else the base index in
+// `base_index`. Window reversal is the caller's business (it reverses the
+// kernel, not the base).
+bool WindowedBaseIndex(const Window& window,
+                       absl::Span<const int64_t> base_sizes,
+                       absl::Span<const int64_t> out_index,
+                       absl::Span<const int64_t> taps,
+                       std::vector<int64_t>* base_index);
+
+// convolution with any dim_labels, window, feature and batch groups,
+// accumulated in double and rounded once.
+absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
+                                            const Literal& lhs,
+                                            const Literal& rhs);
+
+// reduce-window of one operand: init combined with the window's elements
+// in row-major order of the taps; taps on padding or holes are skipped.
+absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
+                                             const Literal& operand,
+                                             const Literal& init,
+                                             const ScalarCombiner& combine);
+
+// select-and-scatter: a result of the operand's shape filled with init;
+// for each source element in row-major order, the window's selected
+// element (the first, replaced by each later one that select(selected,
+// later) rejects) receives scatter(result, source).
+absl::StatusOr<Literal> EvaluateSelectAndScatter(
+    const HloInstruction& instr, const Literal& operand, const Literal& source,
+    const Literal& init, const ScalarPredicate& select,
+    const ScalarCombiner& scatter);
 
 }  // namespace xla_lite::evaluator_internal
 

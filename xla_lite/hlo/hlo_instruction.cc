@@ -144,6 +144,30 @@ void AppendCalledComputations(const HloInstruction& instr,
       "}"));
 }
 
+// Group counts only when not 1, as XLA prints them.
+void AppendWindowAttributes(const HloInstruction& instr,
+                            std::vector<std::string>* attrs) {
+  if (!instr.window().empty()) {
+    attrs->push_back(
+        absl::StrCat("window={", WindowToString(instr.window()), "}"));
+  }
+  if (instr.opcode() == HloOpcode::kSelectAndScatter &&
+      instr.select() != nullptr) {
+    attrs->push_back(absl::StrCat("select=%", instr.select()->name()));
+  }
+  if (instr.opcode() != HloOpcode::kConvolution) return;
+  attrs->push_back(absl::StrCat(
+      "dim_labels=", DimLabelsToString(instr.convolution_dimension_numbers())));
+  if (instr.feature_group_count() != 1) {
+    attrs->push_back(
+        absl::StrCat("feature_group_count=", instr.feature_group_count()));
+  }
+  if (instr.batch_group_count() != 1) {
+    attrs->push_back(
+        absl::StrCat("batch_group_count=", instr.batch_group_count()));
+  }
+}
+
 // The attributes after the operand list, in the parser's syntax.
 std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
   std::vector<std::string> attrs;
@@ -177,6 +201,11 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
       attrs.push_back(
           absl::StrCat("slice=", SliceString(instr.slice_dimensions())));
       break;
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+      AppendWindowAttributes(instr, &attrs);
+      break;
     case HloOpcode::kDot: {
       const DotDimensionNumbers& dnums = instr.dot_dimension_numbers();
       if (!dnums.lhs_batch_dimensions.empty()) {
@@ -206,8 +235,10 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
         "}"));
   }
   if (instr.to_apply() != nullptr) {
-    const char* key =
-        instr.opcode() == HloOpcode::kFusion ? "calls=%" : "to_apply=%";
+    const char* key = instr.opcode() == HloOpcode::kFusion ? "calls=%"
+                      : instr.opcode() == HloOpcode::kSelectAndScatter
+                          ? "scatter=%"
+                          : "to_apply=%";
     attrs.push_back(absl::StrCat(key, instr.to_apply()->name()));
   }
   AppendCalledComputations(instr, &attrs);
@@ -298,6 +329,7 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
 std::vector<HloComputation*> HloInstruction::AllCalledComputations() const {
   std::vector<HloComputation*> all;
   if (to_apply_ != nullptr) all.push_back(to_apply_);
+  if (select_ != nullptr) all.push_back(select_);
   all.insert(all.end(), called_.begin(), called_.end());
   return all;
 }

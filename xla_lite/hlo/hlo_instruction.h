@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "xla_lite/hlo/hlo_opcode.h"
+#include "xla_lite/hlo/hlo_window.h"
 #include "xla_lite/hlo/literal.h"
 #include "xla_lite/shape.h"
 
@@ -196,7 +197,25 @@ class HloInstruction {
   void set_slice_dimensions(std::vector<SliceDimension> s) {
     slice_ = std::move(s);
   }
-  // The computation a kReduce, kScatter or kCall applies (to_apply=), or a
+  // kConvolution (one dimension per spatial dimension), kReduceWindow and
+  // kSelectAndScatter (one per operand dimension).
+  const Window& window() const { return window_; }
+  void set_window(Window w) { window_ = std::move(w); }
+  // kConvolution: dim_labels, feature_group_count and batch_group_count.
+  const ConvolutionDimensionNumbers& convolution_dimension_numbers() const {
+    return convolution_;
+  }
+  void set_convolution_dimension_numbers(ConvolutionDimensionNumbers d) {
+    convolution_ = std::move(d);
+  }
+  int64_t feature_group_count() const { return feature_group_count_; }
+  void set_feature_group_count(int64_t n) { feature_group_count_ = n; }
+  int64_t batch_group_count() const { return batch_group_count_; }
+  void set_batch_group_count(int64_t n) { batch_group_count_ = n; }
+  // kSelectAndScatter: select= (T, T) -> pred; its scatter= is to_apply().
+  HloComputation* select() const { return select_; }
+  void set_select(HloComputation* c) { select_ = c; }
+  // The computation a kReduce, kReduceWindow, kScatter or kCall applies (to_apply=), or a
   // kFusion's fused computation (calls=). Owned by the module.
   HloComputation* to_apply() const { return to_apply_; }
   void set_to_apply(HloComputation* c) { to_apply_ = c; }
@@ -216,8 +235,8 @@ class HloInstruction {
   HloComputation* while_body() const { return called_.at(1); }
   int64_t branch_count() const { return called_.size(); }
   HloComputation* branch_computation(int64_t i) const { return called_.at(i); }
-  // Every computation this instruction applies: to_apply() and the called
-  // computations.
+  // Every computation this instruction applies: to_apply(), select() and
+  // the called computations.
   std::vector<HloComputation*> AllCalledComputations() const;
 
   // The line of the HLO text this instruction was parsed from; 0 when it
@@ -259,6 +278,11 @@ class HloInstruction {
   ScatterDimensionNumbers scatter_;
   bool indices_are_sorted_ = false;
   bool unique_indices_ = false;
+  Window window_;
+  ConvolutionDimensionNumbers convolution_;
+  int64_t feature_group_count_ = 1;
+  int64_t batch_group_count_ = 1;
+  HloComputation* select_ = nullptr;
   HloComputation* to_apply_ = nullptr;
   std::vector<HloComputation*> called_;
   int source_line_ = 0;

@@ -24,6 +24,7 @@ namespace xla_lite {
   V(kConditional, "conditional")           \
   V(kConstant, "constant")                 \
   V(kConvert, "convert")                   \
+  V(kConvolution, "convolution")           \
   V(kCopy, "copy")                         \
   V(kCos, "cosine")                        \
   V(kDivide, "divide")                     \
@@ -50,12 +51,14 @@ namespace xla_lite {
   V(kParameter, "parameter")               \
   V(kPower, "power")                       \
   V(kReduce, "reduce")                     \
+  V(kReduceWindow, "reduce-window")        \
   V(kRemainder, "remainder")               \
   V(kReshape, "reshape")                   \
   V(kReverse, "reverse")                   \
   V(kScatter, "scatter")                   \
   V(kRsqrt, "rsqrt")                       \
   V(kSelect, "select")                     \
+  V(kSelectAndScatter, "select-and-scatter") \
   V(kSign, "sign")                         \
   V(kSin, "sine")                          \
   V(kSlice, "slice")                       \

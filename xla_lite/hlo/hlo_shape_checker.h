@@ -66,6 +66,9 @@ class Checker {
 // XLA's shape inference, batching dimensions included.
 absl::Status CheckGather(const Checker& c);
 absl::Status CheckScatter(const Checker& c);
+// convolution, reduce-window and select-and-scatter: XLA's shape
+// inference for windows, dim_labels and group counts.
+absl::Status CheckWindowed(const Checker& c);
 
 // while(state) and conditional(selector, operands...): the called
 // computations' signatures against the operands and the result.

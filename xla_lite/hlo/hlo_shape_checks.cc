@@ -429,6 +429,10 @@ absl::Status CheckInstructionShape(const HloInstruction& instr) {
       return CheckWhile(c);
     case HloOpcode::kConditional:
       return CheckConditional(c);
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+      return CheckWindowed(c);
     case HloOpcode::kParameter:
     case HloOpcode::kConstant:
     case HloOpcode::kIota:

@@ -168,6 +168,7 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
       return program_->Add(std::move(op));
     }
     case OpLowering::kGemm:
+    case OpLowering::kWindowKernel:
     case OpLowering::kReduce:
       return Load(instr, index);
     case OpLowering::kResultTuple:

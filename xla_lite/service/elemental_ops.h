@@ -77,6 +77,9 @@ enum class FusionKind {
 enum class OpLowering {
   kBuffer,          // Loaded from its buffer; a scalar constant is inlined.
   kGemm,            // A gemm computes it; kernels load the result.
+  // convolution, reduce-window, select-and-scatter: a kernel of its own
+  // (service/convolution) computes it; kernels load the result.
+  kWindowKernel,
   kResultTuple,     // Names the entry's results; only as the entry root.
   kIndexRemap,      // broadcast, reshape, slice, reverse, transpose.
   kIota,            // Its index along a dimension, as a value.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/elemental_lowering.h"
 #include "xla_lite/service/fusion_plan.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
@@ -47,6 +48,8 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "copy";
     case PlannedOp::Kind::kRowKernel:
       return "row";
+    case PlannedOp::Kind::kWindowKernel:
+      return "window";
   }
   return "?";
 }
@@ -98,6 +101,7 @@ class PlanBuilder {
   absl::Status AddComputedOps();
   absl::Status AddKernel(const HloInstruction* instr);
   absl::Status AddGemm(const HloInstruction* dot);
+  absl::Status AddWindowKernel(const HloInstruction* instr);
   absl::Status AddAccumulatingGemm(const HloInstruction* value,
                                    const GemmAccumulation& accumulation);
   absl::Status PlaceResults();
@@ -146,6 +150,8 @@ absl::Status PlanBuilder::AddComputedOps() {
       RETURN_IF_ERROR(AddAccumulatingGemm(instr, *accumulation));
     } else if (instr->opcode() == HloOpcode::kDot) {
       RETURN_IF_ERROR(AddGemm(instr));
+    } else if (ReadsMaterializedOperands(*instr)) {
+      RETURN_IF_ERROR(AddWindowKernel(instr));
     } else {
       RETURN_IF_ERROR(AddKernel(instr));
     }
@@ -201,6 +207,20 @@ absl::Status PlanBuilder::AddGemm(const HloInstruction* dot) {
   op.reads = {BufferOf(lowering.lhs.source), BufferOf(lowering.rhs.source)};
   op.writes = {BufferOf(dot)};
   op.gemm = lowering.config;
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
+absl::Status PlanBuilder::AddWindowKernel(const HloInstruction* instr) {
+  RETURN_IF_ERROR(CheckWindowedKernel(*instr));
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kWindowKernel;
+  op.name = instr->name();
+  op.roots = {instr};
+  for (const HloInstruction* operand : instr->operands()) {
+    if (operand->shape().rank() > 0) op.reads.push_back(BufferOf(operand));
+  }
+  op.writes = {BufferOf(instr)};
   AddOp(std::move(op));
   return absl::OkStatus();
 }

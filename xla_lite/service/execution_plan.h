@@ -45,7 +45,16 @@ struct LogicalBuffer {
 };
 
 struct PlannedOp {
-  enum class Kind { kLoopKernel, kReduceKernel, kGemm, kCopy, kRowKernel };
+  enum class Kind {
+    kLoopKernel,
+    kReduceKernel,
+    kGemm,
+    kCopy,
+    kRowKernel,
+    // convolution, reduce-window or select-and-scatter (roots[0]): reads
+    // its array operands in order, writes its value.
+    kWindowKernel,
+  };
 
   // A row kernel's part: a loop or reduce program with its own buffers.
   struct Stage {
@@ -59,7 +68,8 @@ struct PlannedOp {
   std::vector<int> writes;  // Buffer ids; kernels: program output k.
   // Kernels.
   std::shared_ptr<const KernelProgram> program;
-  // Loop kernels: the values it computes (writes[k] holds roots[k]).
+  // Loop and window kernels: the values it computes (writes[k] holds
+  // roots[k]).
   std::vector<const HloInstruction*> roots;
   // Gemms: reads = {lhs, rhs}, writes = {output}; an accumulating gemm
   // (beta = 1) reads {lhs, rhs, addend}, and its output starts as the

@@ -30,6 +30,11 @@ int OwnCost(const HloInstruction& instr) {
 
 }  // namespace
 
+bool ReadsMaterializedOperands(const HloInstruction& instr) {
+  const ElementalOp* op = FindElementalOp(instr.opcode());
+  return op != nullptr && op->lowering == OpLowering::kWindowKernel;
+}
+
 bool IsFusible(const HloInstruction& instr) {
   const ElementalOp* op = FindElementalOp(instr.opcode());
   return op != nullptr && (op->fusion == FusionKind::kElementwise ||
@@ -87,7 +92,9 @@ void FusionPlan::FindEpilogues(
     std::vector<const HloInstruction*> consumers;
     bool fusible = true;
     for (const HloInstruction* user : reduce->users()) {
-      if (user->opcode() == HloOpcode::kDot || user->opcode() == HloOpcode::kTuple) {
+      if (user->opcode() == HloOpcode::kDot ||
+          user->opcode() == HloOpcode::kTuple ||
+          ReadsMaterializedOperands(*user)) {
         fusible = false;
         break;
       }
@@ -134,6 +141,14 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
         materialize(ResolveGemmOperand(instr->operand(1)).source);
         break;
       default:
+        if (ReadsMaterializedOperands(*instr)) {
+          // Window kernels read their array operands from buffers; a
+          // scalar init is a constant in the kernel.
+          materialize(instr);
+          for (const HloInstruction* operand : instr->operands()) {
+            if (operand->shape().rank() > 0) materialize(operand);
+          }
+        }
         break;
     }
   }
@@ -166,8 +181,12 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
       continue;
     }
     for (const HloInstruction* user : instr->users()) {
-      // Dots read materialized sources, never compute their operands.
-      if (user->opcode() == HloOpcode::kDot) continue;
+      // Dots and window kernels read materialized sources, never compute
+      // their operands.
+      if (user->opcode() == HloOpcode::kDot ||
+          ReadsMaterializedOperands(*user)) {
+        continue;
+      }
       for (const HloInstruction* k : kernels[user]) {
         if (mine.size() < 2 && std::find(mine.begin(), mine.end(), k) == mine.end()) {
           mine.push_back(k);

@@ -90,6 +90,9 @@ class FusionPlan {
 
 // Whether `instr` can be computed inside a loop kernel.
 bool IsFusible(const HloInstruction& instr);
+// Whether `instr` is a kernel of its own that reads its array operands from
+// buffers (convolution, reduce-window, select-and-scatter).
+bool ReadsMaterializedOperands(const HloInstruction& instr);
 
 }  // namespace xla_lite::gpu
 

@@ -56,6 +56,12 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   clone->set_indices_are_sorted(source.indices_are_sorted());
   clone->set_unique_indices(source.unique_indices());
   clone->set_slice_dimensions(source.slice_dimensions());
+  clone->set_window(source.window());
+  clone->set_convolution_dimension_numbers(
+      source.convolution_dimension_numbers());
+  clone->set_feature_group_count(source.feature_group_count());
+  clone->set_batch_group_count(source.batch_group_count());
+  clone->set_select(source.select());
   clone->set_to_apply(source.to_apply());
   clone->set_called_computations(source.called_computations());
   clone->set_source_line(source.source_line());

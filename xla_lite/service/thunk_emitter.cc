@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
+#include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/kernel_emitter.h"
 
@@ -123,6 +125,21 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         thunks.push_back(
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
         break;
+      case PlannedOp::Kind::kWindowKernel: {
+        ASSIGN_OR_RETURN(WindowedKernel windowed,
+                         EmitWindowedKernel(*op.roots[0],
+                                            KernelName(op.name, id)));
+        EmittedKernel kernel;
+        kernel.spec = std::move(windowed.spec);
+        kernel.launch_dimensions = windowed.launch_dimensions;
+        kernel.arguments = reads;
+        kernel.arguments.insert(kernel.arguments.end(), writes.begin(),
+                                writes.end());
+        kernel.written.assign(kernel.arguments.size(), false);
+        kernel.written.back() = true;
+        thunks.push_back(ThunkFor(op.name, std::move(kernel), options));
+        break;
+      }
     }
   }
   VLOG(1) << thunks.size() << " thunks emitted";

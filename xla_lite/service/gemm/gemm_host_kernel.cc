@@ -70,17 +70,6 @@ void Unpack(const Storage* data, int64_t rows, int64_t cols, bool transposed,
   }
 }
 
-// acc[j] += scale * row[j]. Blocks of 8 with fixed trip counts are what
-// GCC vectorizes at -O2; every element still gets one multiply and one add.
-void AddScaledRow(float* __restrict acc, const float* __restrict row,
-                  float scale, int64_t n) {
-  int64_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    for (int u = 0; u < 8; ++u) acc[j + u] += scale * row[j + u];
-  }
-  for (; j < n; ++j) acc[j] += scale * row[j];
-}
-
 template <typename Input, typename Output>
 void RunGemm(const GemmConfig& config, const Input* lhs, const Input* rhs,
              Output* out) {
@@ -118,6 +107,15 @@ void RunGemm(const GemmConfig& config, const Input* lhs, const Input* rhs,
 }
 
 }  // namespace
+
+void AddScaledRow(float* __restrict acc, const float* __restrict row,
+                  float scale, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (int u = 0; u < 8; ++u) acc[j + u] += scale * row[j + u];
+  }
+  for (; j < n; ++j) acc[j] += scale * row[j];
+}
 
 se::HostKernelFn GemmHostKernel(const GemmConfig& config) {
   return [config](const se::KernelArgs& args,

@@ -1,6 +1,8 @@
 #ifndef XLA_LITE_SERVICE_GEMM_GEMM_HOST_KERNEL_H_
 #define XLA_LITE_SERVICE_GEMM_GEMM_HOST_KERNEL_H_
 
+#include <cstdint>
+
 #include "stream_executor/kernel.h"
 #include "xla_lite/runtime/gemm_config.h"
 
@@ -14,6 +16,12 @@ namespace xla_lite::gpu {
 // buffer smaller than the config needs is INVALID_ARGUMENT, before
 // anything is written.
 se::HostKernelFn GemmHostKernel(const GemmConfig& config);
+
+// acc[j] += scale * row[j] for j < n. Blocks of 8 with fixed trip counts
+// are what GCC vectorizes at -O2; every element still gets one multiply
+// and one add, in order. The host's gemm and convolution kernels share it.
+void AddScaledRow(float* __restrict acc, const float* __restrict row,
+                  float scale, int64_t n);
 
 }  // namespace xla_lite::gpu
 

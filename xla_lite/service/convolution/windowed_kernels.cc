@@ -1,0 +1,277 @@
+#include "xla_lite/service/convolution/windowed_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "base/status_macros.h"
+#include "glog/logging.h"
+#include "xla_lite/float16.h"
+#include "xla_lite/service/convolution/windowed_host_kernels.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
+
+namespace xla_lite::gpu {
+namespace {
+
+// Every kernel walks a grid-stride loop over its outputs; sums add one
+// product at a time (NVRTC --fmad=false, hiprtc -ffp-contract=off) in the
+// host kernels' order.
+constexpr char kKernelTemplate[] = R"(// Emitted $WHAT: $CONFIG
+$AWAIT_PRODUCERS
+$FLOAT16
+extern "C" __global__ void __launch_bounds__(256)
+$ENTRY($PARAMETERS) {
+  XL_AWAIT_PRODUCERS();
+  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       o < $COUNTLL; o += (long long)gridDim.x * blockDim.x) {
+$BODY
+  }
+}
+)";
+
+std::string LL(int64_t value) { return absl::StrCat("(", value, "LL)"); }
+
+// An f32 constant in C: infinities and NaN by their bits, as NVRTC and
+// hiprtc have no INFINITY without headers.
+std::string FloatLiteral(double value) {
+  if (std::isnan(value)) return "__int_as_float(0x7fc00000)";
+  if (std::isinf(value)) {
+    return value < 0 ? "__int_as_float(0xff800000)"
+                     : "__int_as_float(0x7f800000)";
+  }
+  return absl::StrCat("(", absl::StrFormat("%.9e", value), "f)");
+}
+
+// The position along axis `i` of the window output `o` lies at: s<i>.
+std::string OutPosition(const WindowedAxis& axis, int i,
+                        absl::string_view index) {
+  return absl::StrCat("    const long long s", i, " = (", index, " / ",
+                      LL(axis.out_stride), ") % ", LL(axis.out_size), ";\n");
+}
+
+// Opens a loop over the taps of axis `i` that skips padding and holes and
+// leaves the base offset so far in x<i> (x<i-1> before it, "0" first).
+std::string TapLoop(const WindowedAxis& axis, int i, const std::string& s) {
+  const int64_t dilated = (axis.base_size - 1) * axis.base_dilation + 1;
+  const std::string prev = i == 0 ? "0LL" : absl::StrCat("x", i - 1);
+  return absl::StrCat(
+      "    for (long long t", i, " = 0; t", i, " < ", LL(axis.window), "; ++t",
+      i, ") {\n", "      const long long p", i, " = ", s, " * ",
+      LL(axis.stride), " + t", i, " * ", LL(axis.window_dilation), " - ",
+      LL(axis.pad_low), ";\n", "      if (p", i, " < 0 || p", i,
+      " >= ", LL(dilated), " || p", i, " % ", LL(axis.base_dilation),
+      " != 0) continue;\n", "      const long long x", i, " = ", prev,
+      " + (p", i, " / ", LL(axis.base_dilation), ") * ", LL(axis.base_stride),
+      ";\n");
+}
+
+std::string Close(size_t loops) {
+  std::string text;
+  for (size_t i = 0; i < loops; ++i) absl::StrAppend(&text, "    }\n");
+  return text;
+}
+
+std::string Last(absl::string_view prefix, size_t count) {
+  return count == 0 ? "0LL" : absl::StrCat(prefix, count - 1);
+}
+
+std::string Source(absl::string_view what, const std::string& config,
+                   const std::string& entry, absl::string_view parameters,
+                   int64_t count, const std::string& body) {
+  return absl::StrReplaceAll(kKernelTemplate,
+                             {{"$WHAT", what},
+                              {"$CONFIG", config},
+                              {"$AWAIT_PRODUCERS", kAwaitProducersSource},
+                              {"$FLOAT16", kFloat16DeviceSource},
+                              {"$ENTRY", entry},
+                              {"$PARAMETERS", parameters},
+                              {"$COUNT", absl::StrCat(count)},
+                              {"$BODY", body}});
+}
+
+std::string ConvolutionBody(const ConvolutionConfig& c) {
+  std::string body = absl::StrCat(
+      "    const long long b = (o / ", LL(c.out_batch_stride), ") % ",
+      LL(c.out_batch), ";\n", "    const long long f = (o / ",
+      LL(c.out_feature_stride), ") % ", LL(c.out_features), ";\n",
+      "    const float* x = lhs + ((f / ", LL(c.per_batch_group), ") * ",
+      LL(c.out_batch), " + b) * ", LL(c.lhs_batch_stride), " + (f / ",
+      LL(c.per_feature_group), ") * ", LL(c.kernel_inputs * c.lhs_feature_stride),
+      ";\n", "    const float* w = rhs + f * ", LL(c.rhs_output_stride), ";\n",
+      "    float acc = 0.0f;\n");
+  for (size_t i = 0; i < c.spatial.size(); ++i) {
+    absl::StrAppend(&body, OutPosition(c.spatial[i], i, "o"));
+  }
+  for (size_t i = 0; i < c.spatial.size(); ++i) {
+    const WindowedAxis& axis = c.spatial[i];
+    absl::StrAppend(&body, TapLoop(axis, i, absl::StrCat("s", i)));
+    const std::string tap =
+        axis.reversal ? absl::StrCat("(", LL(axis.window - 1), " - t", i, ")")
+                      : absl::StrCat("t", i);
+    absl::StrAppend(&body, "      const long long w", i, " = ",
+                    i == 0 ? "0LL" : absl::StrCat("w", i - 1), " + ", tap,
+                    " * ", LL(axis.kernel_stride), ";\n");
+  }
+  const std::string xs = Last("x", c.spatial.size()),
+                    ws = Last("w", c.spatial.size());
+  absl::StrAppend(&body, "      for (long long k = 0; k < ",
+                  LL(c.kernel_inputs), "; ++k) {\n", "        acc += x[", xs,
+                  " + k * ", LL(c.lhs_feature_stride), "] * w[", ws, " + k * ",
+                  LL(c.rhs_input_stride), "];\n      }\n",
+                  Close(c.spatial.size()), "    out[o] = acc;");
+  return body;
+}
+
+std::string ReduceWindowBody(const PoolingConfig& c) {
+  std::string body =
+      absl::StrCat("    float acc = ", FloatLiteral(c.init), ";\n");
+  for (size_t i = 0; i < c.axes.size(); ++i) {
+    absl::StrAppend(&body, OutPosition(c.axes[i], i, "o"));
+  }
+  for (size_t i = 0; i < c.axes.size(); ++i) {
+    absl::StrAppend(&body, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
+  }
+  absl::StrAppend(
+      &body, "      const float v = operand[", Last("x", c.axes.size()),
+      "];\n",
+      c.reducer == PoolingConfig::Reducer::kAdd
+          ? "      acc = acc + v;\n"
+          : "      acc = (v > acc || v != v) ? v : acc;\n",
+      Close(c.axes.size()), "    out[o] = acc;");
+  return body;
+}
+
+const char* KeepsOperator(PoolingConfig::Select select) {
+  switch (select) {
+    case PoolingConfig::Select::kGe:
+      return ">=";
+    case PoolingConfig::Select::kGt:
+      return ">";
+    case PoolingConfig::Select::kLe:
+      return "<=";
+    case PoolingConfig::Select::kLt:
+      return "<";
+  }
+  return ">=";
+}
+
+// Thread o owns result element o: for each window covering it (windows
+// u<i> along each axis, row-major), the window's selection is recomputed
+// and, when it is o, the window's source element added.
+std::string SelectAndScatterBody(const PoolingConfig& c) {
+  std::string body = absl::StrCat("    float acc = ", FloatLiteral(c.init),
+                                  ";\n");
+  const size_t n = c.axes.size();
+  for (size_t i = 0; i < n; ++i) {
+    const WindowedAxis& a = c.axes[i];
+    absl::StrAppend(
+        &body, "    const long long q", i, " = (o / ", LL(a.base_stride),
+        ") % ", LL(a.base_size), " + ", LL(a.pad_low), ";\n",
+        "    const long long lo", i, " = q", i, " < ", LL(a.window),
+        " ? 0 : (q", i, " - ", LL(a.window), ") / ", LL(a.stride), " + 1;\n",
+        "    const long long hi", i, " = q", i, " / ", LL(a.stride), " < ",
+        LL(a.out_size - 1), " ? q", i, " / ", LL(a.stride), " : ",
+        LL(a.out_size - 1), ";\n");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&body, "    for (long long s", i, " = lo", i, "; s", i,
+                    " <= hi", i, "; ++s", i, ") {\n");
+  }
+  absl::StrAppend(&body, "    long long selected = -1;\n");
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&body, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
+  }
+  absl::StrAppend(&body, "      const long long at = ", Last("x", n), ";\n",
+                  "      if (selected < 0 || !(operand[selected] ",
+                  KeepsOperator(c.select), " operand[at])) selected = at;\n",
+                  Close(n), "    if (selected == o) acc = acc + source[0LL");
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&body, " + s", i, " * ", LL(c.axes[i].out_stride));
+  }
+  absl::StrAppend(&body, "];\n", Close(n), "    out[o] = acc;");
+  return body;
+}
+
+se::KernelSpec Spec(const std::string& name, int arity, std::string source,
+                    se::HostKernelFn host_fn) {
+  se::KernelSpec spec;
+  spec.name = name;
+  spec.arity = arity;
+  spec.cuda_source = std::move(source);
+  spec.host_fn = std::move(host_fn);
+  spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS().
+  return spec;
+}
+
+}  // namespace
+
+se::KernelSpec EmitConvolutionKernel(const ConvolutionConfig& config,
+                                     const std::string& name) {
+  VLOG(1) << "emitted convolution kernel " << name << ": "
+          << config.ToString();
+  return Spec(name, 3,
+              Source("convolution", config.ToString(), name,
+                     "const float* __restrict__ lhs, const float* __restrict__ "
+                     "rhs, float* __restrict__ out",
+                     config.out_elements, ConvolutionBody(config)),
+              ConvolutionHostKernel(config));
+}
+
+se::KernelSpec EmitReduceWindowKernel(const PoolingConfig& config,
+                                      const std::string& name) {
+  VLOG(1) << "emitted reduce-window kernel " << name << ": "
+          << config.ToString();
+  return Spec(name, 2,
+              Source("reduce-window", config.ToString(), name,
+                     "const float* __restrict__ operand, float* __restrict__ "
+                     "out",
+                     config.out_elements, ReduceWindowBody(config)),
+              ReduceWindowHostKernel(config));
+}
+
+se::KernelSpec EmitSelectAndScatterKernel(const PoolingConfig& config,
+                                          const std::string& name) {
+  VLOG(1) << "emitted select-and-scatter kernel " << name << ": "
+          << config.ToString();
+  return Spec(name, 3,
+              Source("select-and-scatter", config.ToString(), name,
+                     "const float* __restrict__ operand, const float* "
+                     "__restrict__ source, float* __restrict__ out",
+                     config.out_elements, SelectAndScatterBody(config)),
+              SelectAndScatterHostKernel(config));
+}
+
+absl::StatusOr<WindowedKernel> EmitWindowedKernel(const HloInstruction& instr,
+                                                  const std::string& name) {
+  WindowedKernel kernel;
+  if (instr.opcode() == HloOpcode::kConvolution) {
+    ASSIGN_OR_RETURN(ConvolutionConfig config, ConvolutionConfigFor(instr));
+    kernel.spec = EmitConvolutionKernel(config, name);
+    kernel.launch_dimensions = WindowedLaunchDimensions(config.out_elements);
+    return kernel;
+  }
+  ASSIGN_OR_RETURN(PoolingConfig config, PoolingConfigFor(instr));
+  kernel.spec = instr.opcode() == HloOpcode::kSelectAndScatter
+                    ? EmitSelectAndScatterKernel(config, name)
+                    : EmitReduceWindowKernel(config, name);
+  kernel.launch_dimensions = WindowedLaunchDimensions(config.out_elements);
+  return kernel;
+}
+
+absl::Status CheckWindowedKernel(const HloInstruction& instr) {
+  if (instr.opcode() == HloOpcode::kConvolution) {
+    return ConvolutionConfigFor(instr).status();
+  }
+  return PoolingConfigFor(instr).status();
+}
+
+se::LaunchDimensions WindowedLaunchDimensions(int64_t out_elements) {
+  // The grid-stride loop covers the rest beyond 65535 blocks.
+  const int64_t blocks =
+      std::clamp<int64_t>((out_elements + 255) / 256, 1, 65535);
+  return se::LaunchDimensions(static_cast<uint32_t>(blocks), 256);
+}
+
+}  // namespace xla_lite::gpu
