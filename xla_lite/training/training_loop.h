@@ -100,10 +100,10 @@ class TrainingLoop {
 // 2 or more uniform in +-1/sqrt(fan_in) (fan_in: the first dimension),
 // others zero; batch parameters uniform in [-1, 1], except that the last
 // batch parameter of rank 2 holds one-hot rows (labels). Seeded, so runs
-// repeat.
-std::vector<Literal> SeededArguments(const ComputationLayout& layout,
-                                     const gpu::EntrySignature& signature,
-                                     uint32_t seed);
+// repeat. RESOURCE_EXHAUSTED when an argument exceeds host memory.
+absl::StatusOr<std::vector<Literal>> SeededArguments(
+    const ComputationLayout& layout, const gpu::EntrySignature& signature,
+    uint32_t seed);
 
 // input_<i>.npy for each parameter of `layout` from `dir`, checked
 // against the entry shapes.
