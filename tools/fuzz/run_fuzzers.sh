@@ -7,7 +7,8 @@
 # it grew (seeded from fuzz/seeds, fuzz/regressions, and the HLO and small
 # .npy files of configs/ and tests/), the logs, and crash-*/oom-*/timeout-*
 # inputs. Exits 1 when any target found a crash; each such input belongs in
-# fuzz/regressions/<target>/ with the fix.
+# fuzz/regressions/<target>/ with the fix. $BAZEL overrides the bazel
+# command (e.g. "bazel --output_base=DIR" to keep the fuzz build apart).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 if [ $# -ne 3 ]; then
@@ -18,12 +19,13 @@ seconds=$1 jobs=$2 out=$3
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-bazel build --config=fuzz //fuzz:all >"$out/build.log" 2>&1 || {
+bazel=${BAZEL:-bazel}
+$bazel build --config=fuzz //fuzz:all >"$out/build.log" 2>&1 || {
   tail -n 30 "$out/build.log" >&2
   echo "fuzz targets failed to build (log: $out/build.log)" >&2
   exit 1
 }
-bin=$(bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz
+bin=$($bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz
 
 # Seeds: copied into the corpus folder the target grows.
 seed() {
