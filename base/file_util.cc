@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/host_memory.h"
 
 namespace base {
 namespace {
@@ -131,6 +132,13 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path,
     return ErrnoStatus(errno, "cannot read", path);
   }
   if (absl::Status status = CheckRegular(info, path, max_size); !status.ok()) {
+    return status;
+  }
+  // Refused up front rather than thrown as std::bad_alloc part way, which
+  // would pass for a file cut short.
+  if (absl::Status status = CheckHostAllocation(
+          info.st_size + 1, absl::StrCat("reading ", path));
+      !status.ok()) {
     return status;
   }
   std::string contents;

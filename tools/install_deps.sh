@@ -13,6 +13,7 @@ pkgs=(
   libgoogle-glog-dev libgflags-dev libunwind-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev
+  clang-14 libclang-rt-14-dev
   libamdhip64-dev
   python3-numpy
 )

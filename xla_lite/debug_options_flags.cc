@@ -529,7 +529,11 @@ std::string MessageToFlags(const google::protobuf::Message& message,
 
 absl::Status ParseFlagsIntoDebugOptions(absl::string_view flags,
                                         DebugOptions* options) {
-  return ParseFlagsIntoMessage(flags, options);
+  DebugOptions staged = *options;
+  RETURN_IF_ERROR(ParseFlagsIntoMessage(flags, &staged));
+  RETURN_IF_ERROR(ValidateDebugOptions(staged));
+  *options = std::move(staged);
+  return absl::OkStatus();
 }
 
 std::string DebugOptionsToFlags(const DebugOptions& options) {
@@ -570,14 +574,18 @@ absl::Status LoadDebugOptionsPreset(const std::string& path,
   // says which fields the file names; those are cleared first so that the
   // preset's value, default or list, replaces the current one.
   const Descriptor& descriptor = *preset.GetDescriptor();
-  const Reflection& reflection = *options->GetReflection();
+  DebugOptions merged = *options;
+  const Reflection& reflection = *merged.GetReflection();
   for (int i = 0; i < descriptor.field_count(); ++i) {
     const FieldDescriptor* field = descriptor.field(i);
     if (locations.GetLocation(field, field->is_repeated() ? 0 : -1).line >= 0) {
-      reflection.ClearField(options, field);
+      reflection.ClearField(&merged, field);
     }
   }
-  options->MergeFrom(preset);
+  merged.MergeFrom(preset);
+  RETURN_IF_ERROR(WithPrefix(ValidateDebugOptions(merged),
+                             absl::StrCat(path, ": ")));
+  *options = std::move(merged);
   return absl::OkStatus();
 }
 

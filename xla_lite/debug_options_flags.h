@@ -37,10 +37,12 @@
 #include <string>
 
 #include "absl/status/status.h"
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
 #include "xla_lite/debug_options.pb.h"
+#include "xla_lite/debug_options_validation.h"
 
 namespace xla_lite {
 

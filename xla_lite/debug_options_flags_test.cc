@@ -360,7 +360,7 @@ TEST(DebugOptionsToFlagsTest, RoundTrips) {
   options.clear_xla_gpu_enable_command_buffer();
   options.add_xla_gpu_enable_command_buffer(DebugOptions::COLLECTIVES);
   options.add_xla_gpu_enable_command_buffer(DebugOptions::FUSION);
-  options.set_xla_gpu_graph_min_graph_size(-3);
+  options.set_xla_gpu_graph_min_graph_size(3);
   options.set_xla_gpu_command_buffer_trace_cache_size(0);
   options.set_xla_gpu_command_buffer_use_cached_allocs(false);
   options.set_xla_gpu_command_buffer_parameter_stabilization(

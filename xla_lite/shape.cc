@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/array_size.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
 
@@ -70,6 +71,18 @@ int64_t Shape::ElementCount() const {
 int64_t Shape::ByteSize() const {
   if (is_tuple_) return 0;
   return ElementCount() * primitive_util::ByteWidth(element_type_);
+}
+
+absl::StatusOr<int64_t> Shape::CheckedByteSize() const {
+  if (is_tuple_) {
+    for (const Shape& element : tuple_shapes_) {
+      absl::StatusOr<int64_t> size = element.CheckedByteSize();
+      if (!size.ok()) return size.status();
+    }
+    return 0;
+  }
+  return base::CheckedArrayBytes(
+      dimensions_, primitive_util::ByteWidth(element_type_), ToString());
 }
 
 std::string Shape::ToString(bool print_layout) const {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "xla_lite/primitive_util.h"
 
 namespace xla_lite {
@@ -19,6 +20,10 @@ namespace xla_lite {
 // layout, and the runtime needs nothing from the IR to say so.
 class Shape {
  public:
+  // Readers of outside input (HLO text, .npy) refuse more dimensions than
+  // this: code that walks dimensions may recurse once per dimension.
+  static constexpr int64_t kMaxRank = 64;
+
   // f32[] with the default layout.
   Shape() = default;
   // An array with the default (row-major) layout; Array() says the same.
@@ -40,8 +45,13 @@ class Shape {
   bool HasDefaultLayout() const;
   void SetDefaultLayout();
   void set_element_type(PrimitiveType type) { element_type_ = type; }
+  // Unchecked: for shapes that CheckedByteSize accepted (every shape the
+  // parser and the .npy reader return).
   int64_t ElementCount() const;
   int64_t ByteSize() const;  // Arrays: elements * width. Tuples: 0.
+  // ByteSize without overflow: INVALID_ARGUMENT when a size passes
+  // base::kMaxArrayBytes (for tuples, when an element's does). Tuples: 0.
+  absl::StatusOr<int64_t> CheckedByteSize() const;
 
   // Tuples only.
   const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }

@@ -1,8 +1,12 @@
 #include "stream_executor/host/host_blas.h"
 
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "Eigen/Core"
+#include "base/array_size.h"
+#include "base/host_memory.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/host/host_stream.h"
@@ -77,6 +81,28 @@ void GemmBF16(const blas::GemmCall& call, int64_t batch) {
   }
 }
 
+// Bytes of the f32 temporaries one batch of `call` makes: the product, as
+// large as C, and for bf16 the widened copies of A, B and C. Saturates.
+int64_t TemporaryBytes(const blas::GemmCall& call) {
+  auto times = [](int64_t a, int64_t b) {
+    return base::CheckedMultiply(a, b).value_or(
+        std::numeric_limits<int64_t>::max());
+  };
+  int64_t elements = times(call.m, call.n);
+  if (call.type == blas::DataType::kBF16) {
+    bool ta = call.transa == blas::Transpose::kTranspose;
+    bool tb = call.transb == blas::Transpose::kTranspose;
+    for (int64_t spanned :
+         {SpannedElements(ta ? call.k : call.m, ta ? call.m : call.k, call.lda),
+          SpannedElements(tb ? call.n : call.k, tb ? call.k : call.n, call.ldb),
+          SpannedElements(call.m, call.n, call.ldc)}) {
+      elements = base::CheckedAdd(elements, spanned)
+                     .value_or(std::numeric_limits<int64_t>::max());
+    }
+  }
+  return times(elements, sizeof(float));
+}
+
 }  // namespace
 
 void HostBlas::RunGemm(const blas::GemmCall& call) {
@@ -93,6 +119,10 @@ void HostBlas::RunGemm(const blas::GemmCall& call) {
 
 absl::Status HostBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   RETURN_IF_ERROR(call.Validate());
+  // Checked here, as an error, rather than thrown as std::bad_alloc on the
+  // stream's thread, which would abort the process.
+  RETURN_IF_ERROR(base::CheckHostAllocation(TemporaryBytes(call),
+                                            "host gemm temporaries"));
   auto* host_stream = dynamic_cast<HostStream*>(stream);
   if (host_stream == nullptr) {
     return absl::InvalidArgumentError("host gemm needs a host stream");

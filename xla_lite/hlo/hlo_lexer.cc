@@ -1,6 +1,7 @@
 #include "xla_lite/hlo/hlo_lexer.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -19,8 +20,12 @@ class Lexer {
   std::vector<Token> Run() {
     std::vector<Token> tokens;
     while (true) {
-      SkipSpaceAndComments();
       Token token;
+      if (!SkipSpaceAndComments(&token)) {
+        tokens.push_back(std::move(token));
+        token = Token();
+        pos_ = text_.size();
+      }
       token.line = line_;
       token.column = column_;
       if (pos_ >= text_.size()) {
@@ -29,6 +34,7 @@ class Lexer {
       }
       LexOne(&token);
       tokens.push_back(std::move(token));
+      if (tokens.back().kind == TokenKind::kError) pos_ = text_.size();
     }
   }
 
@@ -49,26 +55,34 @@ class Lexer {
     return std::string(text_.substr(start, pos_ - start));
   }
 
-  void SkipSpaceAndComments() {
+  // False, with `error` set where the comment starts, for a /* without */.
+  bool SkipSpaceAndComments(Token* error) {
     while (pos_ < text_.size()) {
       if (absl::ascii_isspace(At())) {
         Advance();
       } else if (At() == '/' && At(1) == '*') {
-        Advance();
-        Advance();
-        while (pos_ < text_.size() && !(At() == '*' && At(1) == '/')) {
-          Advance();
+        const size_t end = text_.find("*/", pos_ + 2);
+        if (end == absl::string_view::npos) {
+          *error = ErrorToken("unterminated comment: '/*' without '*/'");
+          return false;
         }
-        if (pos_ < text_.size()) {
-          Advance();
-          Advance();
-        }
+        while (pos_ < end + 2) Advance();
       } else if (At() == '/' && At(1) == '/') {
         while (pos_ < text_.size() && At() != '\n') Advance();
       } else {
-        return;
+        return true;
       }
     }
+    return true;
+  }
+
+  Token ErrorToken(absl::string_view message) const {
+    Token token;
+    token.kind = TokenKind::kError;
+    token.text = std::string(message);
+    token.line = line_;
+    token.column = column_;
+    return token;
   }
 
   void LexName(Token* token) {
@@ -109,15 +123,21 @@ class Lexer {
   }
 
   void LexString(Token* token) {
+    const Token error =
+        ErrorToken("unterminated string: '\"' without a closing '\"'");
     Advance();  // opening quote
     size_t start = pos_;
     while (pos_ < text_.size() && At() != '"') {
       if (At() == '\\' && pos_ + 1 < text_.size()) Advance();
       Advance();
     }
+    if (pos_ >= text_.size()) {
+      *token = error;
+      return;
+    }
     token->kind = TokenKind::kString;
     token->text = Take(start);
-    if (pos_ < text_.size()) Advance();  // closing quote
+    Advance();  // closing quote
   }
 
   void LexOne(Token* token) {
@@ -179,10 +199,17 @@ std::vector<Token> TokenizeHlo(absl::string_view text) {
   return Lexer(text).Run();
 }
 
+std::string Excerpt(absl::string_view text) {
+  if (text.size() <= kMaxExcerpt) return absl::CEscape(text);
+  return absl::StrCat(absl::CEscape(text.substr(0, kMaxExcerpt)), "...");
+}
+
 std::string TokenForError(const Token& token) {
   if (token.kind == TokenKind::kEof) return "<eof>";
-  if (token.kind == TokenKind::kString) return absl::StrCat("\"", token.text, "\"");
-  return token.text;
+  if (token.kind == TokenKind::kString) {
+    return absl::StrCat("\"", Excerpt(token.text), "\"");
+  }
+  return Excerpt(token.text);
 }
 
 }  // namespace xla_lite

@@ -25,6 +25,8 @@ enum class TokenKind {
   kEqual,
   kArrow,   // ->
   kOther,   // any other single character; only ever skipped
+  kError,   // text the lexer cannot split (an unterminated comment or
+            // string); `text` says what, and it is the last token but kEof
 };
 
 struct Token {
@@ -35,13 +37,17 @@ struct Token {
 };
 
 // Splits HLO text into tokens, dropping whitespace and /*...*/ and //
-// comments. Never fails: an unterminated string or comment runs to the
-// end of the text, and the parser reports what it expected there. The
-// last token is kEof, placed just after the text.
+// comments. An unterminated string or comment ends the list with a kError
+// token where it starts. The last token is kEof, placed just after the
+// text.
 std::vector<Token> TokenizeHlo(absl::string_view text);
 
-// How an error message shows a token: its text, "<eof>" at the end.
+// How an error message shows a token: its text, "<eof>" at the end; at
+// most kMaxExcerpt bytes of it, with unprintable bytes escaped (a NUL
+// must not end the message early).
 std::string TokenForError(const Token& token);
+inline constexpr size_t kMaxExcerpt = 64;
+std::string Excerpt(absl::string_view text);
 
 }  // namespace xla_lite
 

@@ -57,6 +57,7 @@ class HloParser {
 };
 
 absl::StatusOr<std::unique_ptr<HloModule>> HloParser::Parse() {
+  RETURN_IF_ERROR(cursor_.LexError());
   RETURN_IF_ERROR(ParseHeader());
   // Debug-info tables XLA prints after the header of optimized modules.
   static const auto* const kSections = new absl::flat_hash_set<std::string>{
@@ -252,7 +253,8 @@ absl::Status HloParser::ParseInstruction(ComputationState* state) {
   absl::StatusOr<HloOpcode> opcode = StringToHloOpcode(opcode_name);
   if (!opcode.ok()) {
     return cursor_.ErrorWithMessage(
-        opcode_token, absl::StrCat("unknown opcode '", opcode_name, "'"));
+        opcode_token,
+        absl::StrCat("unknown opcode '", Excerpt(opcode_name), "'"));
   }
   auto instr = std::make_unique<HloInstruction>(*opcode, std::move(shape),
                                                 std::move(name));
@@ -286,6 +288,16 @@ absl::Status HloParser::ParseParameterNumber(ComputationState* state,
   const Token number_token = cursor_.Peek();
   ASSIGN_OR_RETURN(int64_t number, cursor_.ExpectInt("parameter number"));
   if (number < 0) return cursor_.ErrorAt(number_token, "parameter number >= 0");
+  // Parameters are numbered densely and each takes several tokens, so a
+  // number past the token count names a parameter that cannot exist (and
+  // would size the computation's parameter list by it).
+  if (number >= cursor_.token_count()) {
+    return cursor_.ErrorWithMessage(
+        number_token,
+        absl::StrCat("parameter number ", number, " is out of range: the text"
+                     " has room for at most ", cursor_.token_count(),
+                     " parameters"));
+  }
   const auto& parameters = state->computation->parameter_instructions();
   if (number < static_cast<int64_t>(parameters.size()) &&
       parameters[number] != nullptr) {

@@ -46,8 +46,22 @@ absl::Status TokenCursor::ErrorWithMessage(const Token& token,
       source_name_, ":", token.line, ":", token.column, ": ", message));
 }
 
+absl::Status TokenCursor::LexError() const {
+  // The lexer stops at its error: it is the token before kEof.
+  if (tokens_.size() >= 2) {
+    const Token& last = tokens_[tokens_.size() - 2];
+    if (last.kind == TokenKind::kError) {
+      return ErrorWithMessage(last, last.text);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status TokenCursor::ErrorAt(const Token& token,
                                   absl::string_view expected) const {
+  if (token.kind == TokenKind::kError) {
+    return ErrorWithMessage(token, token.text);
+  }
   return ErrorWithMessage(token, absl::StrCat("expected ", expected, ", got '",
                                               TokenForError(token), "'"));
 }
@@ -79,18 +93,30 @@ bool TokenCursor::AtShape() const {
 }
 
 absl::StatusOr<Shape> TokenCursor::ParseShape() {
-  if (TryConsume(TokenKind::kLparen)) {
-    std::vector<Shape> elements;
-    if (!At(TokenKind::kRparen)) {
-      do {
-        ASSIGN_OR_RETURN(Shape element, ParseShape());
-        elements.push_back(std::move(element));
-      } while (TryConsume(TokenKind::kComma));
-    }
-    RETURN_IF_ERROR(Expect(TokenKind::kRparen, "',' or ')' in tuple shape"));
-    return Shape::Tuple(std::move(elements));
+  return ParseShapeNested(/*depth=*/0);
+}
+
+absl::StatusOr<Shape> TokenCursor::ParseShapeNested(int depth) {
+  if (!At(TokenKind::kLparen)) return ParseArrayShape();
+  if (depth == kMaxTupleNesting) {
+    return ErrorWithMessage(
+        Peek(), absl::StrCat("tuple shapes nest more than ", kMaxTupleNesting,
+                             " deep"));
   }
-  const Token& type_token = Peek();
+  Next();
+  std::vector<Shape> elements;
+  if (!At(TokenKind::kRparen)) {
+    do {
+      ASSIGN_OR_RETURN(Shape element, ParseShapeNested(depth + 1));
+      elements.push_back(std::move(element));
+    } while (TryConsume(TokenKind::kComma));
+  }
+  RETURN_IF_ERROR(Expect(TokenKind::kRparen, "',' or ')' in tuple shape"));
+  return Shape::Tuple(std::move(elements));
+}
+
+absl::StatusOr<Shape> TokenCursor::ParseArrayShape() {
+  const Token type_token = Peek();
   if (type_token.kind != TokenKind::kName) return ErrorAt(type_token, "shape");
   absl::StatusOr<PrimitiveType> type =
       primitive_util::StringToPrimitiveType(type_token.text);
@@ -104,21 +130,29 @@ absl::StatusOr<Shape> TokenCursor::ParseShape() {
   std::vector<int64_t> dimensions;
   if (!At(TokenKind::kRsquare)) {
     do {
+      if (dimensions.size() == Shape::kMaxRank) {
+        return ErrorWithMessage(
+            Peek(), absl::StrCat("more than ", Shape::kMaxRank,
+                                 " dimensions in a shape"));
+      }
       ASSIGN_OR_RETURN(int64_t d, ExpectInt("dimension size"));
       if (d < 0) return ErrorAt(tokens_[pos_ - 1], "dimension size >= 0");
       dimensions.push_back(d);
     } while (TryConsume(TokenKind::kComma));
   }
   RETURN_IF_ERROR(Expect(TokenKind::kRsquare, "',' or ']' in shape"));
+  Shape shape = Shape::Array(*type, std::move(dimensions));
+  if (absl::Status size = shape.CheckedByteSize().status(); !size.ok()) {
+    return ErrorWithMessage(type_token, size.message());
+  }
   // A '{' opens a layout only when a dimension number or '}' follows; else
   // it opens a computation body (after "-> f32[2]").
   if (At(TokenKind::kLbrace) &&
       (At(TokenKind::kInt, 1) || At(TokenKind::kRbrace, 1))) {
-    ASSIGN_OR_RETURN(std::vector<int64_t> layout,
-                     ParseLayout(dimensions.size()));
-    return Shape::Array(*type, std::move(dimensions), std::move(layout));
+    ASSIGN_OR_RETURN(std::vector<int64_t> layout, ParseLayout(shape.rank()));
+    return Shape::Array(*type, shape.dimensions(), std::move(layout));
   }
-  return Shape::Array(*type, std::move(dimensions));
+  return shape;
 }
 
 absl::StatusOr<std::vector<int64_t>> TokenCursor::ParseLayout(int64_t rank) {
@@ -168,6 +202,15 @@ absl::StatusOr<std::vector<int64_t>> TokenCursor::ParseIntList() {
 
 absl::StatusOr<Literal> TokenCursor::ParseLiteral(const Shape& shape) {
   if (!shape.IsArray()) return ErrorAt(Peek(), "an array shape for constant");
+  // Every element is a token of the text, so a shape with more elements
+  // than the tokens left is an error before its memory is allocated.
+  const int64_t tokens_left = tokens_.size() - pos_;
+  if (shape.ElementCount() > tokens_left) {
+    return ErrorWithMessage(
+        Peek(), absl::StrCat("a constant of ", shape.ToString(), " needs ",
+                             shape.ElementCount(), " values; the text has ",
+                             tokens_left, " tokens left"));
+  }
   Literal literal(Shape::Array(shape.element_type(), shape.dimensions()));
   if (shape.rank() == 0) {
     RETURN_IF_ERROR(ParseElement(shape, 0, &literal));

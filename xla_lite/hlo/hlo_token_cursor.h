@@ -31,6 +31,10 @@ class TokenCursor {
   // Consumes the next token when it has that kind.
   bool TryConsume(TokenKind kind);
 
+  // The lexer's error (an unterminated comment or string), if any: the
+  // parser reports it first, as nothing after it was read.
+  absl::Status LexError() const;
+
   absl::Status ErrorAt(const Token& token, absl::string_view expected) const;
   // An error at `token` with a message of its own ("unknown opcode ...").
   absl::Status ErrorWithMessage(const Token& token,
@@ -40,7 +44,9 @@ class TokenCursor {
   absl::StatusOr<int64_t> ExpectInt(absl::string_view what);
 
   // f32[2,3]{1,0}, f32[] or a tuple (f32[2], s32[]); a missing layout is
-  // the default one.
+  // the default one. Sizes are checked (Shape::CheckedByteSize), ranks are
+  // at most Shape::kMaxRank and tuples nest at most kMaxTupleNesting deep.
+  static constexpr int kMaxTupleNesting = 64;
   absl::StatusOr<Shape> ParseShape();
   // True when the next tokens start a shape (an element type and '[', or a
   // '(' of a tuple shape).
@@ -56,8 +62,13 @@ class TokenCursor {
   // True when the next token starts a new line relative to the previous
   // one (or is the end): where an instruction or the header ends.
   bool AtLineEnd() const;
+  // How many tokens the text has: every parameter, element or operand is
+  // at least one, so no count read from the text can honestly exceed it.
+  int64_t token_count() const { return tokens_.size(); }
 
  private:
+  absl::StatusOr<Shape> ParseShapeNested(int depth);
+  absl::StatusOr<Shape> ParseArrayShape();
   absl::StatusOr<std::vector<int64_t>> ParseLayout(int64_t rank);
   absl::Status ParseElement(const Shape& shape, int64_t index,
                             Literal* literal);

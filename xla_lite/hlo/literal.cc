@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/host_memory.h"
 #include "glog/logging.h"
 #include "xla_lite/float16.h"
 
@@ -77,6 +78,16 @@ std::string FormatFloat(double value, PrimitiveType type) {
 Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   shape_.SetDefaultLayout();
   bytes_.assign(shape_.ByteSize(), 0);
+}
+
+absl::StatusOr<Literal> Literal::Create(Shape shape) {
+  absl::StatusOr<int64_t> bytes = shape.CheckedByteSize();
+  if (!bytes.ok()) return bytes.status();
+  absl::Status memory =
+      base::CheckHostAllocation(*bytes,
+                                absl::StrCat("an array of ", shape.ToString()));
+  if (!memory.ok()) return memory;
+  return Literal(std::move(shape));
 }
 
 Literal::Literal(Shape shape, std::vector<uint8_t> bytes)

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xla_lite/shape.h"
 
@@ -18,8 +19,12 @@ namespace xla_lite {
 class Literal {
  public:
   Literal() = default;
-  // Zero-filled.
+  // Zero-filled. The shape's size must be valid (Shape::CheckedByteSize);
+  // for a shape from outside, Create checks it and the memory first.
   explicit Literal(Shape shape);
+  // Zero-filled; INVALID_ARGUMENT for a size past base::kMaxArrayBytes,
+  // RESOURCE_EXHAUSTED past base::HostAllocationLimit().
+  static absl::StatusOr<Literal> Create(Shape shape);
   Literal(Shape shape, std::vector<uint8_t> bytes);
 
   template <typename T>

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -50,7 +51,8 @@ class HeaderReader {
         ASSIGN_OR_RETURN(header.shape, ReadTuple());
         has_shape = true;
       } else {
-        return Error(absl::StrCat("unknown header key '", key, "'"));
+        return Error(absl::StrCat("unknown header key '",
+                                  absl::CEscape(key.substr(0, 64)), "'"));
       }
       if (!TryConsume(',')) {
         RETURN_IF_ERROR(Expect('}'));
@@ -65,9 +67,14 @@ class HeaderReader {
 
  private:
   absl::Status Error(absl::string_view what) const {
+    // The header is up to 4 GB of arbitrary bytes: show a short, escaped
+    // excerpt around the offset.
+    const size_t from = pos_ > 32 ? pos_ - 32 : 0;
+    absl::string_view excerpt = text_.substr(from, 64);
     return absl::InvalidArgumentError(absl::StrCat(
         source_, ": bad .npy header at offset ", pos_, ": ", what, " in \"",
-        absl::StripAsciiWhitespace(text_), "\""));
+        from > 0 ? "..." : "", absl::CEscape(excerpt),
+        from + excerpt.size() < text_.size() ? "..." : "", "\""));
   }
   void SkipSpace() {
     while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
@@ -111,6 +118,10 @@ class HeaderReader {
     RETURN_IF_ERROR(Expect('('));
     std::vector<int64_t> values;
     while (!TryConsume(')')) {
+      if (values.size() == Shape::kMaxRank) {
+        return Error(absl::StrCat("more than ", Shape::kMaxRank,
+                                  " dimensions"));
+      }
       SkipSpace();
       size_t start = pos_;
       while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) ++pos_;
@@ -149,7 +160,8 @@ absl::StatusOr<PrimitiveType> TypeForDescr(const std::string& descr,
     }
   }
   return absl::InvalidArgumentError(
-      absl::StrCat(source, ": unsupported .npy dtype '", descr,
+      absl::StrCat(source, ": unsupported .npy dtype '",
+                   absl::CEscape(descr.substr(0, 64)),
                    "'; supported: ", absl::StrJoin(supported, ", "), hint));
 }
 
@@ -198,11 +210,16 @@ absl::StatusOr<Literal> Parse(absl::string_view bytes,
   ASSIGN_OR_RETURN(PrimitiveType type,
                    TypeForDescr(header.descr, u2_is_bf16, source));
   Shape shape = Shape::Array(type, header.shape);
+  absl::StatusOr<int64_t> byte_size = shape.CheckedByteSize();
+  if (!byte_size.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": .npy header: ", byte_size.status().message()));
+  }
   absl::string_view data = bytes.substr(header_start + header_length);
-  if (data.size() != static_cast<size_t>(shape.ByteSize())) {
+  if (data.size() != static_cast<size_t>(*byte_size)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        source, ": .npy data of ", shape.ToString(), " needs ",
-        shape.ByteSize(), " bytes, the file has ", data.size()));
+        source, ": .npy data of ", shape.ToString(), " needs ", *byte_size,
+        " bytes, the file has ", data.size()));
   }
   VLOG(3) << source << ": read " << shape.ToString();
   return Literal(std::move(shape),

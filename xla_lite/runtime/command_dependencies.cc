@@ -24,7 +24,9 @@ std::vector<int64_t> CommandDependencies::DependenciesOf(
     const BufferUses& uses) const {
   std::vector<int64_t> deps;
   for (const BufferUse& use : uses) {
-    for (const Access& earlier : live_) {
+    auto live = live_.find(use.slice.index());
+    if (live == live_.end()) continue;
+    for (const Access& earlier : live->second) {
       if (Conflict(use.access, earlier.access) &&
           use.slice.OverlapsWith(earlier.slice)) {
         deps.push_back(earlier.command);
@@ -37,24 +39,27 @@ std::vector<int64_t> CommandDependencies::DependenciesOf(
 }
 
 void CommandDependencies::Add(int64_t id, const BufferUses& uses) {
-  CHECK(live_.empty() || live_.back().command < id)
-      << "command " << id << " added out of order";
+  CHECK_LT(last_command_, id) << "command " << id << " added out of order";
+  last_command_ = id;
   // Forget covered accesses before adding this command's own, so that a
   // read-modify-write of one slice keeps both of its accesses.
   for (const BufferUse& use : uses) {
     if (use.access != BufferUse::Access::kWrite || use.slice.size() == 0) {
       continue;
     }
-    live_.erase(std::remove_if(live_.begin(), live_.end(),
-                               [&](const Access& earlier) {
-                                 return Covers(use.slice, earlier.slice);
-                               }),
-                live_.end());
+    auto live = live_.find(use.slice.index());
+    if (live == live_.end()) continue;
+    std::vector<Access>& accesses = live->second;
+    accesses.erase(std::remove_if(accesses.begin(), accesses.end(),
+                                  [&](const Access& earlier) {
+                                    return Covers(use.slice, earlier.slice);
+                                  }),
+                   accesses.end());
   }
   for (const BufferUse& use : uses) {
     // An empty slice overlaps nothing, so it can never order anything.
     if (use.slice.size() == 0) continue;
-    live_.push_back(Access{use.slice, use.access, id});
+    live_[use.slice.index()].push_back(Access{use.slice, use.access, id});
   }
 }
 

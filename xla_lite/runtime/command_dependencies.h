@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/runtime/thunk.h"
 
@@ -37,8 +38,11 @@ class CommandDependencies {
     int64_t command;
   };
 
-  // Accesses no later write has covered yet.
-  std::vector<Access> live_;
+  // Accesses no later write has covered yet, by allocation: only accesses
+  // of one allocation can overlap, and a sequence of 50,000 thunks on as
+  // many allocations must not compare every pair.
+  absl::flat_hash_map<BufferAllocation::Index, std::vector<Access>> live_;
+  int64_t last_command_ = -1;
 };
 
 }  // namespace xla_lite::gpu

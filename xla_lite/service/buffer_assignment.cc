@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/array_size.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 
@@ -134,6 +136,19 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
         allocations[allocation_of[buffer.id]].GetSlice(0, buffer.size);
   }
   if (!temps.empty()) {
+    // Each buffer is at most base::kMaxArrayBytes (the parser checked its
+    // shape), but many together could wrap the packed size.
+    int64_t total = 0;
+    for (int t : temps) {
+      std::optional<int64_t> sum = base::CheckedAdd(
+          total, plan.buffers[t].size + BufferAllocation::kDefaultAlignment);
+      if (!sum.has_value() || *sum > base::kMaxArrayBytes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the program's temporary buffers need more than ",
+            base::kMaxArrayBytes, " bytes"));
+      }
+      total = *sum;
+    }
     TempPacking packing = PackTemps(LiveRanges(plan, temps));
     BufferAllocation::Index index = allocations.size();
     allocations.push_back(BufferAllocation::Temp(index, packing.size));

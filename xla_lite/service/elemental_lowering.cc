@@ -64,10 +64,34 @@ class Lowering {
   }
 
  private:
-  absl::StatusOr<int> LowerUncached(const HloInstruction* instr, int index);
-  absl::StatusOr<int> LowerIndexRemap(const HloInstruction* instr, int index);
+  // One value being lowered. Lower walks an explicit stack of these, not
+  // the C++ stack: a chain of 20,000 elementwise ops is a valid program.
+  struct Frame {
+    const HloInstruction* instr;
+    int index;
+    bool is_root;
+    const ElementalOp* row = nullptr;  // null: redirected to its root self
+    std::vector<int> values;           // of the operands lowered so far
+  };
+  struct Child {
+    const HloInstruction* instr;
+    int index;
+    bool is_root = false;
+  };
+
+  // The value when no operand needs lowering (buffers, memo hits, ...).
+  absl::StatusOr<std::optional<int>> Resolve(Frame& frame);
+  // The next operand `frame` needs, or nullopt once it has them all.
+  absl::StatusOr<std::optional<Child>> NextChild(const Frame& frame);
+  absl::StatusOr<int> Finish(const Frame& frame);
+  absl::StatusOr<std::optional<int>> LowerLeaf(const HloInstruction* instr,
+                                               const ElementalOp& row,
+                                               int index);
+  absl::StatusOr<Child> IndexRemapChild(const HloInstruction* instr,
+                                        int index);
   absl::StatusOr<int> LowerElementwise(const HloInstruction* instr,
-                                       const ElementalOp& row, int index);
+                                       const ElementalOp& row,
+                                       std::vector<int> operands);
   absl::StatusOr<int> LowerClamp(const HloInstruction& clamp,
                                  const std::vector<int>& operands);
   int Load(const HloInstruction* instr, int index);
@@ -121,35 +145,99 @@ int Lowering::OperandIndex(const HloInstruction* instr,
 
 absl::StatusOr<int> Lowering::Lower(const HloInstruction* instr, int index,
                                     bool is_root) {
+  std::vector<Frame> stack;
+  stack.push_back({instr, index, is_root});
+  int value = -1;
+  bool have_value = false;  // `value` is the result of the popped frame
+  while (true) {
+    Frame& frame = stack.back();
+    if (have_value) {
+      frame.values.push_back(value);
+      have_value = false;
+    } else if (frame.values.empty() && frame.row == nullptr) {
+      ASSIGN_OR_RETURN(std::optional<int> resolved, Resolve(frame));
+      if (resolved.has_value()) {
+        value = *resolved;
+        have_value = true;
+      }
+    }
+    if (!have_value) {
+      ASSIGN_OR_RETURN(std::optional<Child> child, NextChild(stack.back()));
+      if (child.has_value()) {
+        stack.push_back({child->instr, child->index, child->is_root});
+        continue;
+      }
+      ASSIGN_OR_RETURN(value, Finish(stack.back()));
+      have_value = true;
+    }
+    stack.pop_back();
+    if (stack.empty()) return value;
+  }
+}
+
+absl::StatusOr<std::optional<int>> Lowering::Resolve(Frame& frame) {
+  const HloInstruction* instr = frame.instr;
   if (instr == reduction_) {
-    if (index != reduced_index_) {
+    if (frame.index != reduced_index_) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the epilogue reads ", instr->name(), " at other elements"));
     }
     return reduced_value_;
   }
-  if (!is_root && roots_.contains(instr)) {
-    if (index != root_index_) {
+  if (!frame.is_root && roots_.contains(instr)) {
+    if (frame.index != root_index_) {
       return absl::FailedPreconditionError(absl::StrCat(
           "a root of the kernel reads root ", instr->name(),
           " at other elements"));
     }
-    return Lower(instr, index, /*is_root=*/true);
+    return std::nullopt;  // NextChild lowers it as a root
   }
-  if (!is_root && is_materialized_(instr)) return Load(instr, index);
-  auto key = std::make_pair(instr, index);
-  auto it = memo_.find(key);
+  if (!frame.is_root && is_materialized_(instr)) {
+    return Load(instr, frame.index);
+  }
+  auto it = memo_.find(std::make_pair(instr, frame.index));
   if (it != memo_.end()) return it->second;
-  ASSIGN_OR_RETURN(int id, LowerUncached(instr, index));
-  memo_[key] = id;
+  ASSIGN_OR_RETURN(frame.row, SupportedElementalOp(*instr));
+  ASSIGN_OR_RETURN(std::optional<int> leaf,
+                   LowerLeaf(instr, *frame.row, frame.index));
+  if (leaf.has_value()) memo_[std::make_pair(instr, frame.index)] = *leaf;
+  return leaf;
+}
+
+absl::StatusOr<std::optional<Lowering::Child>> Lowering::NextChild(
+    const Frame& frame) {
+  const HloInstruction* instr = frame.instr;
+  const size_t done = frame.values.size();
+  if (frame.row == nullptr) {  // a root read by another root
+    if (done > 0) return std::nullopt;
+    return Child{instr, frame.index, /*is_root=*/true};
+  }
+  if (frame.row->lowering == OpLowering::kIndexRemap) {
+    if (done > 0) return std::nullopt;
+    return IndexRemapChild(instr, frame.index);
+  }
+  if (done == instr->operand_count()) return std::nullopt;
+  const HloInstruction* operand = instr->operand(done);
+  return Child{operand, OperandIndex(instr, operand, frame.index)};
+}
+
+absl::StatusOr<int> Lowering::Finish(const Frame& frame) {
+  if (frame.row == nullptr) return frame.values.at(0);
+  int id;
+  if (frame.row->lowering == OpLowering::kIndexRemap) {
+    id = frame.values.at(0);
+  } else {
+    ASSIGN_OR_RETURN(id, LowerElementwise(frame.instr, *frame.row,
+                                          frame.values));
+  }
+  memo_[std::make_pair(frame.instr, frame.index)] = id;
   return id;
 }
 
-absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
-                                            int index) {
-  ASSIGN_OR_RETURN(const ElementalOp* row, SupportedElementalOp(*instr));
+absl::StatusOr<std::optional<int>> Lowering::LowerLeaf(
+    const HloInstruction* instr, const ElementalOp& row, int index) {
   const xla_lite::Shape& shape = instr->shape();
-  switch (row->lowering) {
+  switch (row.lowering) {
     case OpLowering::kBuffer: {
       if (instr->opcode() != HloOpcode::kConstant ||
           shape.ElementCount() != 1) {
@@ -174,8 +262,6 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
     case OpLowering::kResultTuple:
       return UnsupportedOpError(*instr, shape.ToString(),
                                 "a tuple is not a value kernels compute");
-    case OpLowering::kIndexRemap:
-      return LowerIndexRemap(instr, index);
     case OpLowering::kIota: {
       IndexRemap remap;
       remap.sources = {shape.dimensions()};
@@ -188,19 +274,19 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
       return program_->Add(std::move(op));
     }
     default:
-      return LowerElementwise(instr, *row, index);
+      return std::nullopt;  // operands first
   }
 }
 
-absl::StatusOr<int> Lowering::LowerIndexRemap(const HloInstruction* instr,
-                                              int index) {
+absl::StatusOr<Lowering::Child> Lowering::IndexRemapChild(
+    const HloInstruction* instr, int index) {
   const xla_lite::Shape& shape = instr->shape();
   const HloInstruction* operand = instr->operand(0);
   IndexRemap remap = SingleSource(instr, operand);
   switch (instr->opcode()) {
     case HloOpcode::kReshape:
       // Row-major values: a reshape keeps every element's linear index.
-      return Lower(operand, index);
+      return Child{operand, index};
     case HloOpcode::kBroadcast:
       for (int64_t j = 0; j < operand->shape().rank(); ++j) {
         remap.dims[j] = {0, instr->dimensions(j), 1, 0};
@@ -229,20 +315,16 @@ absl::StatusOr<int> Lowering::LowerIndexRemap(const HloInstruction* instr,
                        HloOpcodeString(instr->opcode()),
                        " by index remapping, which elemental_lowering lacks"));
   }
-  return Lower(operand, Remap(index, std::move(remap)));
+  return Child{operand, Remap(index, std::move(remap))};
 }
 
 absl::StatusOr<int> Lowering::LowerElementwise(const HloInstruction* instr,
                                                const ElementalOp& row,
-                                               int index) {
+                                               std::vector<int> operands) {
   ExprOp op;
   op.type = instr->shape().element_type();
   op.opcode = instr->opcode();
-  for (const HloInstruction* operand : instr->operands()) {
-    ASSIGN_OR_RETURN(int value,
-                     Lower(operand, OperandIndex(instr, operand, index)));
-    op.operands.push_back(value);
-  }
+  op.operands = std::move(operands);
   const PrimitiveType operand_type = instr->operand(0)->shape().element_type();
   switch (row.lowering) {
     case OpLowering::kCopy:

@@ -3,38 +3,44 @@
 #include <algorithm>
 
 namespace xla_lite::gpu {
-namespace {
-
-bool Contains(const std::vector<int>& v, int x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
+const OpGraph::Index& OpGraph::index() const {
+  if (index_ != nullptr) return *index_;
+  index_ = std::make_unique<Index>();
+  index_->after.resize(ops_.size());
+  for (int op = 0; op < ops_.size(); ++op) {
+    for (int buffer : ops_[op].writes) index_->writer.try_emplace(buffer, op);
+    for (int buffer : ops_[op].reads) {
+      std::vector<int>& readers = index_->readers[buffer];
+      if (readers.empty() || readers.back() != op) readers.push_back(op);
+    }
+  }
+  for (const auto& [before, after] : edges_) {
+    index_->after.at(before).push_back(after);
+  }
+  return *index_;
 }
 
-}  // namespace
-
 int OpGraph::WriterOf(int buffer) const {
-  for (int op = 0; op < ops_.size(); ++op) {
-    if (Contains(ops_[op].writes, buffer)) return op;
-  }
-  return -1;
+  auto it = index().writer.find(buffer);
+  return it == index().writer.end() ? -1 : it->second;
 }
 
 std::vector<int> OpGraph::ReadersOf(int buffer) const {
-  std::vector<int> readers;
-  for (int op = 0; op < ops_.size(); ++op) {
-    if (Contains(ops_[op].reads, buffer)) readers.push_back(op);
-  }
-  return readers;
+  auto it = index().readers.find(buffer);
+  return it == index().readers.end() ? std::vector<int>() : it->second;
 }
 
 std::vector<int> OpGraph::Successors(int op) const {
   std::vector<int> successors;
   for (int buffer : ops_[op].writes) {
-    for (int reader : ReadersOf(buffer)) {
+    auto it = index().readers.find(buffer);
+    if (it == index().readers.end()) continue;
+    for (int reader : it->second) {
       if (reader != op) successors.push_back(reader);
     }
   }
-  for (const auto& [before, after] : edges_) {
-    if (before == op && after != op) successors.push_back(after);
+  for (int after : index().after[op]) {
+    if (after != op) successors.push_back(after);
   }
   std::sort(successors.begin(), successors.end());
   successors.erase(std::unique(successors.begin(), successors.end()),

@@ -1,8 +1,11 @@
 #ifndef XLA_LITE_SERVICE_OP_GRAPH_H_
 #define XLA_LITE_SERVICE_OP_GRAPH_H_
 
+#include <memory>
 #include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "xla_lite/service/execution_plan.h"
 
@@ -11,12 +14,21 @@ namespace xla_lite::gpu {
 // The dependencies between a plan's ops: an op runs after the writer of
 // every buffer it reads, and after `before` for each (before, after) edge
 // (the ordering of in-place writes after the reads of the old value).
+//
+// A graph is a view of `ops` and `edges` as they are when it is first
+// queried: the first query indexes writers, readers and edges once (linear
+// in the plan), so every later query costs what it returns, not a scan of
+// the plan, and passes over 50,000 ops stay near-linear. Make a new graph
+// after changing the plan.
 class OpGraph {
  public:
   using Edges = std::vector<std::pair<int, int>>;
 
   OpGraph(const std::vector<PlannedOp>& ops, const Edges& edges)
       : ops_(ops), edges_(edges) {}
+  OpGraph(const OpGraph&) = delete;
+  OpGraph& operator=(const OpGraph&) = delete;
+  OpGraph(OpGraph&&) = default;
 
   // The op writing `buffer`, or -1 (parameters, constants).
   int WriterOf(int buffer) const;
@@ -29,8 +41,16 @@ class OpGraph {
   bool ReachesIndirectly(int from, int to) const;
 
  private:
+  struct Index {
+    absl::flat_hash_map<int, int> writer;               // first writer
+    absl::flat_hash_map<int, std::vector<int>> readers;  // ascending
+    std::vector<std::vector<int>> after;                 // edges by `before`
+  };
+  const Index& index() const;
+
   const std::vector<PlannedOp>& ops_;
   const Edges& edges_;
+  mutable std::unique_ptr<Index> index_;
 };
 
 // Erases op `b` from `ops`, its dependencies going to op `into` instead;

@@ -174,7 +174,9 @@ PlannedOp RowKernel(const PlannedOp& a, const PlannedOp& b,
 }
 
 // Merges consumer `b` with the producer `a` it reads from, when legal.
-bool TryFuse(ExecutionPlan& plan, OpGraph::Edges& edges, int a, int b) {
+// `graph` views the plan before the merge.
+bool TryFuse(ExecutionPlan& plan, OpGraph::Edges& edges, const OpGraph& graph,
+             int a, int b) {
   std::optional<RowForm> producer = AsRows(plan.ops[a]);
   std::optional<RowForm> consumer = AsRows(plan.ops[b]);
   if (!producer.has_value() || !consumer.has_value()) return false;
@@ -182,7 +184,7 @@ bool TryFuse(ExecutionPlan& plan, OpGraph::Edges& edges, int a, int b) {
   if (rows == 0 || (consumer->rows != 0 && consumer->rows != rows)) {
     return false;  // Two loops are kernel merging's to merge.
   }
-  if (OpGraph(plan.ops, edges).ReachesIndirectly(a, b)) return false;
+  if (graph.ReachesIndirectly(a, b)) return false;
   std::vector<PlannedOp::Stage> stages = producer->stages;
   stages.insert(stages.end(), consumer->stages.begin(), consumer->stages.end());
   if (!RowChecker(plan, stages, rows).Valid()) return false;
@@ -200,12 +202,13 @@ absl::Status FuseRows(ExecutionPlan* plan, OpGraph::Edges* edges) {
   int fused = 0;
   for (bool changed = true; changed;) {
     changed = false;
+    // One graph per pass, not per op: indexing the plan is linear in it.
+    OpGraph graph(plan->ops, *edges);
     for (int b = 0; b < plan->ops.size() && !changed; ++b) {
-      OpGraph graph(plan->ops, *edges);
       for (int buffer : plan->ops[b].reads) {
         int a = graph.WriterOf(buffer);
         if (a < 0 || a == b) continue;
-        changed = TryFuse(*plan, *edges, a, b);
+        changed = TryFuse(*plan, *edges, graph, a, b);
         if (changed) break;
       }
     }

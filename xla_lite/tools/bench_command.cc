@@ -1,5 +1,9 @@
 #include "xla_lite/tools/bench_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -117,13 +121,9 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
       std::unique_ptr<TrainingLoop> loop,
       TrainingLoop::Create(program.executable.get(), program.layout, executor,
                            setup.batch));
-  std::vector<Literal> arguments;
-  if (source.inputs.empty()) {
-    arguments = SeededArguments(program.layout,
-                                program.executable->signature(), 0);
-  } else {
-    ASSIGN_OR_RETURN(arguments, ReadArguments(source.inputs, program.layout));
-  }
+  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                   ReadOrSeedArguments(source.inputs, program.layout,
+                                       program.executable->signature(), 0));
   RETURN_IF_ERROR(loop->SetArguments(arguments));
 
   BenchMode measured;
@@ -194,6 +194,9 @@ absl::Status WriteReports(const BenchResult& result, const std::string& dir) {
 
 }  // namespace
 
+// Far past any benchmark; keeps step counts and their products exact.
+constexpr int64_t kMaxSteps = int64_t{1} << 30;
+
 absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
                           const DebugOptions& options) {
   if (flags.models.empty()) {
@@ -204,8 +207,25 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
     return absl::InvalidArgumentError(
         "--steps, --blocks and --block_steps must be at least 1");
   }
+  if (flags.steps > kMaxSteps || flags.blocks > kMaxSteps ||
+      flags.block_steps > kMaxSteps) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--steps, --blocks and --block_steps must be at most ", kMaxSteps));
+  }
+  if (!std::isfinite(flags.tolerance) || flags.tolerance < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tolerance must be a finite fraction >= 0, got ", flags.tolerance));
+  }
   ASSIGN_OR_RETURN(std::vector<ModeSetup> modes, ModesOf(flags));
-  // Files are read first, so that a wrong path fails before the long run.
+  // Files are read and the output folder made first, so that a wrong path
+  // fails before the long run.
+  if (!flags.out.empty()) {
+    RETURN_IF_ERROR(base::CreateDirectories(flags.out));
+    if (access(flags.out.c_str(), W_OK) != 0) {
+      return absl::ErrnoToStatus(
+          errno, absl::StrCat("--out=", flags.out, " is not writable"));
+    }
+  }
   std::optional<BenchResult> baseline;
   if (!flags.baseline.empty()) {
     ASSIGN_OR_RETURN(baseline, ReadBenchResult(flags.baseline));

@@ -31,13 +31,9 @@ absl::Status ProfileCommand(const ProfileFlags& flags, se::Platform* platform,
       std::unique_ptr<TrainingLoop> loop,
       TrainingLoop::Create(program.executable.get(), program.layout,
                            executor.get(), BatchMode::kFixed));
-  std::vector<Literal> arguments;
-  if (flags.inputs.empty()) {
-    arguments = SeededArguments(program.layout,
-                                program.executable->signature(), flags.seed);
-  } else {
-    ASSIGN_OR_RETURN(arguments, ReadArguments(flags.inputs, program.layout));
-  }
+  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                   ReadOrSeedArguments(flags.inputs, program.layout,
+                                       program.executable->signature(), flags.seed));
   RETURN_IF_ERROR(loop->SetArguments(arguments));
   ASSIGN_OR_RETURN(double warm_us, loop->Steps(2));
   gpu::ThunkProfiler profiler(flags.repeats);

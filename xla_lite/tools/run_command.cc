@@ -1,10 +1,16 @@
 #include "xla_lite/tools/run_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
@@ -16,14 +22,66 @@
 namespace xla_lite {
 namespace {
 
+std::string OutputPath(const std::string& dir, int64_t i) {
+  return absl::StrCat(dir, "/output_", i, ".npy");
+}
+
+// Removes output_<j>.npy for j >= `count`: results of an earlier run with
+// more of them, which would otherwise pass for this run's.
+absl::Status RemoveStaleOutputs(const std::string& dir, int64_t count) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    int64_t j;
+    if (absl::StartsWith(name, "output_") && absl::EndsWith(name, ".npy") &&
+        absl::SimpleAtoi(name.substr(7, name.size() - 11), &j) && j >= count) {
+      std::filesystem::remove(entry.path(), error);
+      if (error) break;
+    }
+  }
+  if (error) {
+    return absl::ErrnoToStatus(
+        error.value(), absl::StrCat("cannot remove old outputs in ", dir));
+  }
+  return absl::OkStatus();
+}
+
+// All or nothing: every result goes to a staging file first, and only when
+// all of them are written are they renamed into place; a failure removes
+// the staged files and leaves the folder's outputs as they were.
 absl::Status WriteOutputs(const std::string& dir,
                           const std::vector<Literal>& results) {
   RETURN_IF_ERROR(base::CreateDirectories(dir));
+  // What a rename cannot replace is refused before anything is written.
   for (int64_t i = 0; i < results.size(); ++i) {
-    RETURN_IF_ERROR(
-        WriteNpyFile(absl::StrCat(dir, "/output_", i, ".npy"), results[i]));
+    std::error_code error;
+    auto type =
+        std::filesystem::symlink_status(OutputPath(dir, i), error).type();
+    if (!error && type != std::filesystem::file_type::regular &&
+        type != std::filesystem::file_type::not_found) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot write ", OutputPath(dir, i), ": not a regular file"));
+    }
   }
-  return absl::OkStatus();
+  std::vector<std::string> staged;
+  absl::Status status;
+  for (int64_t i = 0; i < results.size() && status.ok(); ++i) {
+    std::string path = absl::StrCat(OutputPath(dir, i), ".staged.", getpid());
+    status = WriteNpyFile(path, results[i]);
+    if (status.ok()) staged.push_back(std::move(path));
+  }
+  for (int64_t i = 0; i < staged.size() && status.ok(); ++i) {
+    if (std::rename(staged[i].c_str(), OutputPath(dir, i).c_str()) != 0) {
+      status = absl::ErrnoToStatus(
+          errno, absl::StrCat("cannot rename ", staged[i], " to ",
+                              OutputPath(dir, i)));
+    }
+  }
+  if (!status.ok()) {
+    for (const std::string& path : staged) std::remove(path.c_str());
+    return status;
+  }
+  return RemoveStaleOutputs(dir, results.size());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -11,6 +12,8 @@
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "xla_lite/debug_options_flags.h"
+#include "xla_lite/hlo/literal.h"
+#include "xla_lite/primitive_util.h"
 #include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/training/compiled_program.h"
 #include "xla_lite/training/step_statistics.h"
@@ -57,7 +60,44 @@ class Progress {
 };
 
 std::string LossText(std::optional<float> loss) {
-  return loss.has_value() ? absl::StrFormat("%.6g", *loss) : "n/a";
+  if (!loss.has_value()) return "n/a";
+  // printf writes "-nan" for a NaN with its sign bit set; the sign of a
+  // NaN means nothing.
+  if (std::isnan(*loss)) return "nan";
+  return absl::StrFormat("%.6g", *loss);
+}
+
+// The first of `literals` holding a NaN or an infinity, or -1.
+int64_t FirstNonFinite(const std::vector<Literal>& literals) {
+  for (int64_t i = 0; i < literals.size(); ++i) {
+    const Literal& literal = literals[i];
+    if (!primitive_util::IsFloatingPointType(literal.shape().element_type())) {
+      continue;
+    }
+    for (int64_t e = 0; e < literal.element_count(); ++e) {
+      if (!std::isfinite(literal.GetAsDouble(e))) return i;
+    }
+  }
+  return -1;
+}
+
+// Stops the run at a non-finite loss, saying where it came from when that
+// is cheap to tell: an argument that already held one, else the results.
+absl::Status NonFiniteLossError(int64_t step, float loss,
+                                const std::vector<Literal>& arguments,
+                                TrainingLoop& loop) {
+  std::string origin;
+  if (int64_t input = FirstNonFinite(arguments); input >= 0) {
+    origin = absl::StrCat("; input ", input, " holds non-finite values");
+  } else if (absl::StatusOr<std::vector<Literal>> results = loop.Results();
+             results.ok() && FirstNonFinite(*results) >= 0) {
+    origin = absl::StrCat("; the inputs are finite, result ",
+                          FirstNonFinite(*results),
+                          " is the first that is not");
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "step ", step, ": the loss is ", LossText(loss), origin,
+      " (--allow_nonfinite_loss keeps going)"));
 }
 
 }  // namespace
@@ -83,13 +123,9 @@ absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
   ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
                    TrainingLoop::Create(program.executable.get(),
                                         program.layout, executor.get(), batch));
-  std::vector<Literal> arguments;
-  if (flags.inputs.empty()) {
-    arguments = SeededArguments(program.layout,
-                                program.executable->signature(), flags.seed);
-  } else {
-    ASSIGN_OR_RETURN(arguments, ReadArguments(flags.inputs, program.layout));
-  }
+  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                   ReadOrSeedArguments(flags.inputs, program.layout,
+                                       program.executable->signature(), flags.seed));
   RETURN_IF_ERROR(loop->SetArguments(arguments));
 
   const se::DeviceDescription& device = executor->GetDeviceDescription();
@@ -113,6 +149,11 @@ absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
     }
     times.push_back(*micros);
     ASSIGN_OR_RETURN(last_loss, loop->Loss());
+    if (last_loss.has_value() && !std::isfinite(*last_loss) &&
+        !flags.allow_nonfinite_loss) {
+      progress.Update(step, last_loss, *micros);
+      return NonFiniteLossError(step, *last_loss, arguments, *loop);
+    }
     if (step == 1) first_loss = last_loss;
     if (step == 2) after_two = loop->stats().Snapshot();
     progress.Update(step, last_loss, *micros);

@@ -16,6 +16,8 @@ struct TrainFlags {
   int64_t steps = 100;
   std::string batch = "moving";  // moving, fixed or staged (TrainingLoop).
   uint32_t seed = 0;   // For arguments when no --inputs.
+  // Keep going after a NaN or infinite loss instead of stopping there.
+  bool allow_nonfinite_loss = false;
 };
 
 // `xla_lite train`: compiles the step for `platform`'s device 0, runs it
@@ -24,6 +26,9 @@ struct TrainFlags {
 // step time, and ends with a summary: loss first and last, step time
 // (first, median, p90) and what the runtime did after the first two steps.
 // A batch of "staged" turns on PARAMETER_STABILIZATION_STAGED.
+// A NaN or infinite loss stops the run at that step with FAILED_PRECONDITION
+// naming the step and the first input (else results) holding non-finite
+// values, unless allow_nonfinite_loss.
 absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
                           DebugOptions options);
 

@@ -12,13 +12,16 @@
 //
 // XLA_FLAGS applies to every subcommand (read once, here).
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "stream_executor/platform_manager.h"
@@ -43,6 +46,9 @@ ABSL_FLAG(std::string, batch, "moving",
           "train: how the batch reaches each step: moving (a new buffer every "
           "step), fixed (the same buffer) or staged (the stable buffer)");
 ABSL_FLAG(uint32_t, seed, 0, "train: seed for arguments when no --inputs");
+ABSL_FLAG(bool, allow_nonfinite_loss, false,
+          "train: keep going after a NaN or infinite loss (default: stop "
+          "with an error naming the step)");
 ABSL_FLAG(std::string, models, "",
           "bench: model folders (configs/models/<name>) or HLO files, "
           "comma-separated");
@@ -123,6 +129,7 @@ absl::Status Train(const DebugOptions& options) {
   flags.steps = StepsOr(100);
   flags.batch = absl::GetFlag(FLAGS_batch);
   flags.seed = absl::GetFlag(FLAGS_seed);
+  flags.allow_nonfinite_loss = absl::GetFlag(FLAGS_allow_nonfinite_loss);
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return TrainCommand(flags, platform, options);
 }
@@ -153,14 +160,52 @@ absl::Status Profile(const DebugOptions& options) {
   return ProfileCommand(flags, platform, options);
 }
 
+constexpr char kUsage[] =
+    "xla_lite <subcommand> [flags]\n  info   platforms, devices and a device "
+    "check\n  run    --hlo=FILE --inputs=DIR --steps=K --outputs=DIR: compile "
+    "and run K steps\n  train  --hlo=FILE [--steps=N] [--batch=moving|fixed|"
+    "staged]: a training loop\n  bench  --models=DIR[,...] [--out=DIR] "
+    "[--baseline=FILE] [--peers=FILE]: step-time benchmark\n  profile --hlo=FILE "
+    "[--repeats=N] [--top=N]: device time per thunk\n"
+    "XLA_FLAGS=\"--name=value ...\" sets DebugOptions.";
+
+// Asked for help (--help, -h or the word help): the usage and this tool's
+// flags on stdout. Abseil's own --help exits 1, as for an error.
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-help" || arg == "-h" ||
+        (i == 1 && arg == "help")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void PrintHelp() {
+  std::printf("usage: %s\n\nflags:\n", kUsage);
+  std::vector<absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::StrContains(flag->Filename(), "xla_lite_main")) {
+      flags.push_back(flag);
+    }
+  }
+  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
+    return a->Name() < b->Name();
+  });
+  for (const absl::CommandLineFlag* flag : flags) {
+    std::printf("  --%s (default \"%s\")\n      %s\n",
+                std::string(flag->Name()).c_str(),
+                flag->DefaultValue().c_str(), flag->Help().c_str());
+  }
+}
+
 int Main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "xla_lite <subcommand> [flags]\n  info   platforms, devices and a device "
-      "check\n  run    --hlo=FILE --inputs=DIR --steps=K --outputs=DIR: compile "
-      "and run K steps\n  train  --hlo=FILE [--steps=N] [--batch=moving|fixed|"
-      "staged]: a training loop\n  bench  --models=DIR[,...] [--out=DIR] "
-      "[--baseline=FILE] [--peers=FILE]: step-time benchmark\n  profile --hlo=FILE "
-      "[--repeats=N] [--top=N]: device time per thunk\nXLA_FLAGS=\"--name=value ...\" sets DebugOptions.");
+  absl::SetProgramUsageMessage(kUsage);
+  if (WantsHelp(argc, argv)) {
+    PrintHelp();
+    return 0;
+  }
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
     std::fprintf(stderr,

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/host_memory.h"
+#include "base/status_macros.h"
 
 namespace xla_lite {
 namespace {
@@ -53,6 +55,14 @@ bool IsRowMajor(const Shape& layout) {
   return true;
 }
 
+// A conversion holds the array twice and an 8-byte index per element.
+absl::Status CheckConversionMemory(const Shape& layout) {
+  int64_t bytes = layout.ByteSize() +
+                  layout.ElementCount() * static_cast<int64_t>(sizeof(int64_t));
+  return base::CheckHostAllocation(
+      bytes, absl::StrCat("converting ", layout.ToString(true),
+                          " between layouts"));
+}
 
 }  // namespace
 
@@ -64,6 +74,7 @@ absl::StatusOr<std::vector<uint8_t>> ToPhysicalBytes(const Literal& literal,
                      literal.shape().ToString()));
   }
   if (IsRowMajor(layout)) return literal.bytes();
+  RETURN_IF_ERROR(CheckConversionMemory(layout));
   int64_t width = primitive_util::ByteWidth(layout.element_type());
   std::vector<uint8_t> bytes(literal.bytes().size());
   std::vector<int64_t> indices = PhysicalIndices(layout);
@@ -80,7 +91,12 @@ absl::StatusOr<Literal> FromPhysicalBytes(const std::vector<uint8_t>& bytes,
     return absl::InvalidArgumentError(
         absl::StrCat(bytes.size(), " bytes cannot hold ", layout.ToString()));
   }
-  if (IsRowMajor(layout)) return Literal(logical, bytes);
+  if (IsRowMajor(layout)) {
+    RETURN_IF_ERROR(base::CheckHostAllocation(
+        bytes.size(), absl::StrCat("a copy of ", layout.ToString())));
+    return Literal(logical, bytes);
+  }
+  RETURN_IF_ERROR(CheckConversionMemory(layout));
   int64_t width = primitive_util::ByteWidth(layout.element_type());
   Literal literal(logical);
   std::vector<int64_t> indices = PhysicalIndices(layout);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/host_memory.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/npy.h"
@@ -225,6 +226,8 @@ absl::StatusOr<std::vector<Literal>> TrainingLoop::Results() {
     se::DeviceAddressBase buffer = feeds_[i].has_value()
                                        ? buffers_[*feeds_[i]].cref()
                                        : last_output_.result(i);
+    RETURN_IF_ERROR(base::CheckHostAllocation(
+        buffer.size(), absl::StrCat("result ", i)));
     std::vector<uint8_t> bytes(buffer.size());
     if (!bytes.empty()) {
       RETURN_IF_ERROR(
@@ -236,9 +239,9 @@ absl::StatusOr<std::vector<Literal>> TrainingLoop::Results() {
   return results;
 }
 
-std::vector<Literal> SeededArguments(const ComputationLayout& layout,
-                                     const gpu::EntrySignature& signature,
-                                     uint32_t seed) {
+absl::StatusOr<std::vector<Literal>> SeededArguments(
+    const ComputationLayout& layout, const gpu::EntrySignature& signature,
+    uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<bool> fed(layout.parameter_shapes.size(), false);
   for (const gpu::InputOutputAlias& alias : signature.aliases) {
@@ -251,10 +254,16 @@ std::vector<Literal> SeededArguments(const ComputationLayout& layout,
   std::vector<Literal> arguments;
   for (int64_t p = 0; p < fed.size(); ++p) {
     const Shape& shape = layout.parameter_shapes[p];
-    Literal literal(Shape::Array(shape.element_type(), shape.dimensions()));
+    ASSIGN_OR_RETURN(Literal literal,
+                     Literal::Create(Shape::Array(shape.element_type(),
+                                                  shape.dimensions())));
     int64_t n = literal.element_count();
     if (p == labels) {
       int64_t classes = shape.dimensions(1);
+      if (classes == 0) {  // no elements, and no class to pick
+        arguments.push_back(std::move(literal));
+        continue;
+      }
       for (int64_t row = 0; row < shape.dimensions(0); ++row) {
         literal.SetFromDouble(row * classes + rng() % classes, 1.0);
       }
@@ -288,6 +297,13 @@ absl::StatusOr<std::vector<Literal>> ReadArguments(
     arguments.push_back(*std::move(literal));
   }
   return arguments;
+}
+
+absl::StatusOr<std::vector<Literal>> ReadOrSeedArguments(
+    const std::string& dir, const ComputationLayout& layout,
+    const gpu::EntrySignature& signature, uint32_t seed) {
+  if (dir.empty()) return SeededArguments(layout, signature, seed);
+  return ReadArguments(dir, layout);
 }
 
 }  // namespace xla_lite

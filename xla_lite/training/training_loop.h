@@ -106,15 +106,21 @@ class TrainingLoop {
 // 2 or more uniform in +-1/sqrt(fan_in) (fan_in: the first dimension),
 // others zero; batch parameters uniform in [-1, 1], except that the last
 // batch parameter of rank 2 holds one-hot rows (labels). Seeded, so runs
-// repeat.
-std::vector<Literal> SeededArguments(const ComputationLayout& layout,
-                                     const gpu::EntrySignature& signature,
-                                     uint32_t seed);
+// repeat. RESOURCE_EXHAUSTED when an argument exceeds host memory.
+absl::StatusOr<std::vector<Literal>> SeededArguments(
+    const ComputationLayout& layout, const gpu::EntrySignature& signature,
+    uint32_t seed);
 
 // input_<i>.npy for each parameter of `layout` from `dir`, checked
 // against the entry shapes.
 absl::StatusOr<std::vector<Literal>> ReadArguments(
     const std::string& dir, const ComputationLayout& layout);
+
+// ReadArguments from `dir` when it is given, else SeededArguments: what
+// every command that runs a step starts from.
+absl::StatusOr<std::vector<Literal>> ReadOrSeedArguments(
+    const std::string& dir, const ComputationLayout& layout,
+    const gpu::EntrySignature& signature, uint32_t seed);
 
 }  // namespace xla_lite
 
