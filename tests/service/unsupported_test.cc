@@ -114,6 +114,7 @@ TEST_P(UnsupportedTest, EveryOpcodeWithoutARowIsRewrittenOrRefused) {
   struct Case {
     const char* module;
     bool rewritten;  // By the HLO passes, into ops with rows.
+    const char* type = "f32";  // The refused op's element type.
   };
   const std::map<HloOpcode, Case> cases = {
       {HloOpcode::kBitcast, {R"(
@@ -182,6 +183,57 @@ ENTRY main {
       inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
       index_vector_dim=1, to_apply=add
 })", false}},
+      {HloOpcode::kAllReduce, {R"(
+HloModule all_reduce
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] all-reduce(a), replica_groups={}, to_apply=add
+})", false}},
+      {HloOpcode::kAllGather, {R"(
+HloModule all_gather
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] all-gather(a), replica_groups={{0}}, dimensions={0}
+})", false}},
+      {HloOpcode::kReduceScatter, {R"(
+HloModule reduce_scatter
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] reduce-scatter(a), replica_groups={{0}}, dimensions={0},
+      to_apply=add
+})", false}},
+      {HloOpcode::kCollectivePermute, {R"(
+HloModule collective_permute
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] collective-permute(a), source_target_pairs={{0,0}}
+})", false}},
+      {HloOpcode::kCustomCall, {R"(
+HloModule custom_call
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] custom-call(a), custom_call_target="foo"
+})", false}},
+      {HloOpcode::kReplicaId, {R"(
+HloModule replica_id
+ENTRY main {
+  ROOT op = u32[] replica-id()
+})", false, "u32"}},
+      {HloOpcode::kPartitionId, {R"(
+HloModule partition_id
+ENTRY main {
+  ROOT op = u32[] partition-id()
+})", false, "u32"}},
   };
   int refused = 0;
   for (HloOpcode opcode : AllOpcodes()) {
@@ -198,7 +250,7 @@ ENTRY main {
     ++refused;
     ExpectRefused(executable.status(), absl::StatusCode::kUnimplemented,
                   absl::StrCat("instruction op: ", HloOpcodeString(opcode),
-                               " of f32"),
+                               " of ", it->second.type),
                   "is not supported by the xla_lite compiler");
   }
   EXPECT_GT(refused, 0);

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "xla_lite/hlo/hlo_collective_attribute_parser.h"
 
 namespace xla_lite {
 namespace {
@@ -43,7 +44,12 @@ class AttributeParser {
 const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
   static const auto* const kRequired =
       new absl::flat_hash_map<HloOpcode, std::vector<std::string>>{
+          {HloOpcode::kAllGather, {"dimensions"}},
+          {HloOpcode::kAllReduce, {"to_apply"}},
           {HloOpcode::kBroadcast, {"dimensions"}},
+          {HloOpcode::kCollectivePermute, {"source_target_pairs"}},
+          {HloOpcode::kCustomCall, {"custom_call_target"}},
+          {HloOpcode::kReduceScatter, {"dimensions", "to_apply"}},
           {HloOpcode::kCall, {"to_apply"}},
           {HloOpcode::kCompare, {"direction"}},
           {HloOpcode::kConcatenate, {"dimensions"}},
@@ -97,6 +103,9 @@ absl::Status AttributeParser::ParseAttribute(HloInstruction* instr) {
   RETURN_IF_ERROR(cursor_.Expect(TokenKind::kEqual, "'='"));
   ASSIGN_OR_RETURN(bool indexing, ParseIndexingAttribute(key, instr));
   if (indexing) return absl::OkStatus();
+  ASSIGN_OR_RETURN(bool collective,
+                   ParseCollectiveAttribute(cursor_, key, instr));
+  if (collective) return absl::OkStatus();
   if (key == "dimensions") {
     ASSIGN_OR_RETURN(std::vector<int64_t> dims, cursor_.ParseIntList());
     instr->set_dimensions(std::move(dims));

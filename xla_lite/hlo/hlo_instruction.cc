@@ -124,6 +124,8 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
     case HloOpcode::kReduce:
     case HloOpcode::kReverse:
     case HloOpcode::kConcatenate:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
       attrs.push_back(absl::StrCat("dimensions=", Braced(instr.dimensions())));
       break;
     case HloOpcode::kIota:
@@ -179,6 +181,27 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
     attrs.push_back(absl::StrCat(key, instr.to_apply()->name()));
   }
   if (instr.indices_are_sorted()) attrs.push_back("indices_are_sorted=true");
+  if (IsCollective(instr.opcode())) {
+    for (std::string& attr : CollectiveAttributeStrings(
+             instr.collective_attributes(),
+             instr.opcode() == HloOpcode::kCollectivePermute)) {
+      attrs.push_back(std::move(attr));
+    }
+  }
+  if (instr.opcode() == HloOpcode::kCustomCall) {
+    attrs.push_back(
+        absl::StrCat("custom_call_target=\"", instr.custom_call_target(), "\""));
+  }
+  if (!instr.frontend_attributes().empty()) {
+    attrs.push_back(absl::StrCat(
+        "frontend_attributes={",
+        absl::StrJoin(instr.frontend_attributes(), ",",
+                      [](std::string* out,
+                         const std::pair<std::string, std::string>& kv) {
+                        absl::StrAppend(out, kv.first, "=\"", kv.second, "\"");
+                      }),
+        "}"));
+  }
   return attrs;
 }
 
@@ -260,6 +283,14 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   std::vector<HloInstruction*> users = users_;
   for (HloInstruction* user : users) user->ReplaceOperandWith(this, replacement);
   if (IsRoot()) parent_->set_root_instruction(replacement);
+}
+
+const std::string* HloInstruction::FrontendAttribute(
+    const std::string& key) const {
+  for (const auto& [k, v] : frontend_attributes_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
 }
 
 std::string HloInstruction::SourceLocation() const {

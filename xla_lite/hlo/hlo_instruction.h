@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "xla_lite/hlo/hlo_collective_attributes.h"
 #include "xla_lite/hlo/hlo_opcode.h"
 #include "xla_lite/hlo/literal.h"
 #include "xla_lite/shape.h"
@@ -188,6 +189,27 @@ class HloInstruction {
   void set_slice_dimensions(std::vector<SliceDimension> s) {
     slice_ = std::move(s);
   }
+  // Collectives: replica groups, channel, permutation pairs.
+  const CollectiveAttributes& collective_attributes() const {
+    return collective_;
+  }
+  CollectiveAttributes* mutable_collective_attributes() { return &collective_; }
+  // kCustomCall: custom_call_target and frontend_attributes={k="v",...}
+  // (kept in order; the values with their escapes, as written).
+  const std::string& custom_call_target() const { return custom_call_target_; }
+  void set_custom_call_target(std::string t) {
+    custom_call_target_ = std::move(t);
+  }
+  using FrontendAttributes = std::vector<std::pair<std::string, std::string>>;
+  const FrontendAttributes& frontend_attributes() const {
+    return frontend_attributes_;
+  }
+  void set_frontend_attributes(FrontendAttributes a) {
+    frontend_attributes_ = std::move(a);
+  }
+  // The value of frontend attribute `key`, or nullptr.
+  const std::string* FrontendAttribute(const std::string& key) const;
+
   // The computation a kReduce, kScatter or kCall applies (to_apply=), or a
   // kFusion's fused computation (calls=). Owned by the module.
   HloComputation* to_apply() const { return to_apply_; }
@@ -233,6 +255,9 @@ class HloInstruction {
   ScatterDimensionNumbers scatter_;
   bool indices_are_sorted_ = false;
   bool unique_indices_ = false;
+  CollectiveAttributes collective_;
+  std::string custom_call_target_;
+  FrontendAttributes frontend_attributes_;
   HloComputation* to_apply_ = nullptr;
   int source_line_ = 0;
 };

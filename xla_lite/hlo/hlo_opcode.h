@@ -13,18 +13,22 @@ namespace xla_lite {
 #define XLA_LITE_HLO_OPCODE_LIST(V)        \
   V(kAbs, "abs")                           \
   V(kAdd, "add")                           \
+  V(kAllGather, "all-gather")              \
+  V(kAllReduce, "all-reduce")              \
   V(kAnd, "and")                           \
   V(kBitcast, "bitcast")                   \
   V(kBroadcast, "broadcast")               \
   V(kCall, "call")                         \
   V(kCeil, "ceil")                         \
   V(kClamp, "clamp")                       \
+  V(kCollectivePermute, "collective-permute") \
   V(kCompare, "compare")                   \
   V(kConcatenate, "concatenate")           \
   V(kConstant, "constant")                 \
   V(kConvert, "convert")                   \
   V(kCopy, "copy")                         \
   V(kCos, "cosine")                        \
+  V(kCustomCall, "custom-call")            \
   V(kDivide, "divide")                     \
   V(kDot, "dot")                           \
   V(kExp, "exponential")                   \
@@ -45,10 +49,13 @@ namespace xla_lite {
   V(kNot, "not")                           \
   V(kOr, "or")                             \
   V(kParameter, "parameter")               \
+  V(kPartitionId, "partition-id")          \
   V(kPower, "power")                       \
   V(kReduce, "reduce")                     \
+  V(kReduceScatter, "reduce-scatter")      \
   V(kRemainder, "remainder")               \
   V(kReshape, "reshape")                   \
+  V(kReplicaId, "replica-id")              \
   V(kReverse, "reverse")                   \
   V(kScatter, "scatter")                   \
   V(kRsqrt, "rsqrt")                       \
@@ -86,6 +93,9 @@ bool IsElementwiseUnary(HloOpcode opcode);
 // maximum, minimum, multiply, or, power, remainder, subtract, xor. Not
 // compare (pred output).
 bool IsElementwiseBinary(HloOpcode opcode);
+// all-reduce, all-gather, reduce-scatter, collective-permute: ops whose
+// result depends on the values of other devices.
+bool IsCollective(HloOpcode opcode);
 
 }  // namespace xla_lite
 

@@ -66,6 +66,9 @@ class Checker {
 // XLA's shape inference, batching dimensions included.
 absl::Status CheckGather(const Checker& c);
 absl::Status CheckScatter(const Checker& c);
+// all-reduce, all-gather, reduce-scatter, collective-permute, replica-id,
+// partition-id and custom-call.
+absl::Status CheckCollective(const Checker& c);
 
 }  // namespace xla_lite::verifier_internal
 

@@ -421,6 +421,14 @@ absl::Status CheckInstructionShape(const HloInstruction& instr) {
       return CheckDot(c);
     case HloOpcode::kReduce:
       return CheckReduce(c);
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kCustomCall:
+      return CheckCollective(c);
     case HloOpcode::kParameter:
     case HloOpcode::kConstant:
     case HloOpcode::kIota:

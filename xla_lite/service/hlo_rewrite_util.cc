@@ -56,6 +56,9 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   clone->set_indices_are_sorted(source.indices_are_sorted());
   clone->set_unique_indices(source.unique_indices());
   clone->set_slice_dimensions(source.slice_dimensions());
+  *clone->mutable_collective_attributes() = source.collective_attributes();
+  clone->set_custom_call_target(source.custom_call_target());
+  clone->set_frontend_attributes(source.frontend_attributes());
   clone->set_to_apply(source.to_apply());
   clone->set_source_line(source.source_line());
   HloInstruction* instr = computation->AddInstruction(std::move(clone));
