@@ -183,41 +183,6 @@ ENTRY main {
       inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
       index_vector_dim=1, to_apply=add
 })", false}},
-      {HloOpcode::kAllReduce, {R"(
-HloModule all_reduce
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
-  a = f32[4] parameter(0)
-  ROOT op = f32[4] all-reduce(a), replica_groups={}, to_apply=add
-})", false}},
-      {HloOpcode::kAllGather, {R"(
-HloModule all_gather
-ENTRY main {
-  a = f32[4] parameter(0)
-  ROOT op = f32[4] all-gather(a), replica_groups={{0}}, dimensions={0}
-})", false}},
-      {HloOpcode::kReduceScatter, {R"(
-HloModule reduce_scatter
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
-  a = f32[4] parameter(0)
-  ROOT op = f32[4] reduce-scatter(a), replica_groups={{0}}, dimensions={0},
-      to_apply=add
-})", false}},
-      {HloOpcode::kCollectivePermute, {R"(
-HloModule collective_permute
-ENTRY main {
-  a = f32[4] parameter(0)
-  ROOT op = f32[4] collective-permute(a), source_target_pairs={{0,0}}
-})", false}},
       {HloOpcode::kCustomCall, {R"(
 HloModule custom_call
 ENTRY main {

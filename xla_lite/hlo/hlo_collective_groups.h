@@ -3,37 +3,21 @@
 
 #include <cstdint>
 #include <utility>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "xla_lite/collective_groups.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 
 namespace xla_lite {
 
-// The devices a program runs on: num_replicas copies of a program
-// partitioned num_partitions ways. Device d is replica d / num_partitions,
-// partition d % num_partitions (XLA's global device id). A shard_map
-// program runs as partitions of one replica; pmap's as replicas.
-struct DeviceTopology {
-  int64_t num_replicas = 1;
-  int64_t num_partitions = 1;
-  int64_t device_count() const { return num_replicas * num_partitions; }
-};
-
-// XLA's modes: what the ids of replica_groups are.
-enum class CollectiveGroupMode {
-  kCrossReplica,              // no channel_id: replica ids, per partition
-  kCrossPartition,            // collective-permute with a channel_id
-  kCrossReplicaAndPartition,  // channel_id: replica ids, all partitions
-  kFlattenedId,               // channel_id + use_global_device_ids
-};
+// The mode of `instr`'s ids (XLA's GetCollectiveOpGroupMode).
 CollectiveGroupMode GroupModeOf(const HloInstruction& instr);
 
 // The groups of global device ids `instr` (all-reduce, all-gather,
-// reduce-scatter) combines: every device in exactly one group, the groups
-// of equal size, in replica_groups order. INVALID_ARGUMENT naming the
-// instruction and its line when an id is out of range for `topology`,
-// repeated, or missing.
+// reduce-scatter) combines (ResolveDeviceGroups); errors name the
+// instruction and its line.
 absl::StatusOr<std::vector<std::vector<int64_t>>> CollectiveDeviceGroups(
     const HloInstruction& instr, const DeviceTopology& topology);
 

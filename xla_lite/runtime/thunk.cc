@@ -36,6 +36,8 @@ const char* ThunkKindName(Thunk::Kind kind) {
       return "sequential";
     case Thunk::Kind::kCommandBuffer:
       return "command_buffer";
+    case Thunk::Kind::kCollective:
+      return "collective";
   }
   return "invalid";
 }
@@ -51,6 +53,8 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
       return DebugOptions::MEMCPY;
     case Thunk::Kind::kMemset:
       return DebugOptions::MEMSET;
+    case Thunk::Kind::kCollective:
+      return DebugOptions::COLLECTIVES;
     case Thunk::Kind::kSequential:
     case Thunk::Kind::kCommandBuffer:
       return std::nullopt;

@@ -169,6 +169,7 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
     }
     case OpLowering::kGemm:
     case OpLowering::kReduce:
+    case OpLowering::kCollective:
       return Load(instr, index);
     case OpLowering::kResultTuple:
       return UnsupportedOpError(*instr, shape.ToString(),

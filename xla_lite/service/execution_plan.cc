@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/service/collective_lowering.h"
 #include "xla_lite/service/elemental_lowering.h"
 #include "xla_lite/service/fusion_plan.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
@@ -47,6 +48,8 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "copy";
     case PlannedOp::Kind::kRowKernel:
       return "row";
+    case PlannedOp::Kind::kCollective:
+      return "collective";
   }
   return "?";
 }
@@ -146,6 +149,14 @@ absl::Status PlanBuilder::AddComputedOps() {
       RETURN_IF_ERROR(AddAccumulatingGemm(instr, *accumulation));
     } else if (instr->opcode() == HloOpcode::kDot) {
       RETURN_IF_ERROR(AddGemm(instr));
+    } else if (IsCollective(instr->opcode())) {
+      PlannedOp op;
+      op.kind = PlannedOp::Kind::kCollective;
+      op.name = instr->name();
+      ASSIGN_OR_RETURN(op.collective, LowerCollective(*instr));
+      op.reads = {BufferOf(instr->operand(0))};
+      op.writes = {BufferOf(instr)};
+      AddOp(std::move(op));
     } else {
       RETURN_IF_ERROR(AddKernel(instr));
     }

@@ -221,6 +221,29 @@ absl::Status RewriteLocalToGlobal(HloComputation* entry, HloInstruction* l2g) {
   return absl::OkStatus();
 }
 
+// Donated parameters as may-aliases of the result at the same position.
+void AliasDonors(HloModule* module) {
+  std::vector<HloInputOutputAlias> aliases = module->input_output_aliases();
+  const ComputationLayout& layout = module->entry_computation_layout();
+  const std::vector<Shape> results = TupleElements(layout.result_shape);
+  for (int64_t p : module->buffer_donors()) {
+    bool aliased = false;
+    for (const HloInputOutputAlias& a : aliases) {
+      aliased |= a.parameter_number == p;
+    }
+    if (aliased || p < 0 || p >= static_cast<int64_t>(results.size()) ||
+        p >= static_cast<int64_t>(layout.parameter_shapes.size()) ||
+        !results[p].Compatible(layout.parameter_shapes[p])) {
+      continue;
+    }
+    HloInputOutputAlias alias;
+    alias.output_index = {p};
+    alias.parameter_number = p;
+    aliases.push_back(std::move(alias));
+  }
+  module->set_input_output_aliases(std::move(aliases));
+}
+
 }  // namespace
 
 bool ArraySharding::replicated() const {
@@ -265,6 +288,7 @@ absl::StatusOr<ShardMapSignature> PartitionShardMapModule(
     for (const Shape& s : sig.global_results) {
       sig.out_shardings.push_back({std::vector<int64_t>(s.rank(), 1)});
     }
+    AliasDonors(module);
     return sig;
   }
   if (g2l == nullptr || l2g == nullptr) {
@@ -305,6 +329,7 @@ absl::StatusOr<ShardMapSignature> PartitionShardMapModule(
   RETURN_IF_ERROR(RewriteLocalToGlobal(entry, l2g));
   ComputationLayout local_layout = ComputationLayoutOf(*entry);
   module->set_entry_computation_layout(std::move(local_layout));
+  AliasDonors(module);
   VLOG(1) << "shard_map: " << module->name() << " split over " << device_count
           << " devices along '" << axis << "'";
   return sig;

@@ -45,7 +45,10 @@ bool IsShardMapModule(const HloModule& module);
 // two custom-calls become tuples of what they converted (the call inliner
 // and simplifier then remove them), and entry_computation_layout follows.
 // A module without shard_map is left alone and gets a signature of
-// replicated arrays. INVALID_ARGUMENT naming the instruction and line when
+// replicated arrays. Each buffer_donor parameter p becomes a may-alias of
+// result p when their shapes agree: JAX's training steps return the
+// updated state where it came in, and the aliasing is what feeds it back
+// step after step. INVALID_ARGUMENT naming the instruction and line when
 // the structure differs from JAX's, when a sharded dimension does not
 // divide by its pieces, or when the shardings disagree with the local
 // shapes or with `device_count`; UNIMPLEMENTED for a mesh of more than one

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/collective_thunk.h"
 #include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
@@ -119,6 +120,10 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
       case PlannedOp::Kind::kCopy:
         thunks.push_back(
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
+        break;
+      case PlannedOp::Kind::kCollective:
+        thunks.push_back(std::make_unique<CollectiveThunk>(
+            op.name, op.collective, reads[0], writes[0]));
         break;
     }
   }
