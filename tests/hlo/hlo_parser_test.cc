@@ -440,9 +440,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "case.hlo:3:5: expected '=', got 'f32'"},
         ErrorCase{"UnknownOpcode",
                   "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
-                  "  ROOT c = f32[2] custom-call(p), "
-                  "custom_call_target=\"foo\"\n}\n",
-                  "case.hlo:4:19: unknown opcode 'custom-call'"},
+                  "  ROOT c = f32[2] cholesky(p), lower=true\n}\n",
+                  "case.hlo:4:19: unknown opcode 'cholesky'"},
         ErrorCase{"UnknownOperand",
                   "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
                   "  ROOT n = f32[2] add(p, q)\n}\n",

@@ -197,6 +197,27 @@ std::vector<OpCase> CasesFor(const ElementalOp& row, PrimitiveType type) {
       return ConvertCases(row, type);
     case OpLowering::kCopy:
       return {Simple(row, type, {shape}, shape, "copy($p0)")};
+    case OpLowering::kCollective: {
+      // One device: every group is the device alone.
+      OpCase c = Simple(row, type, {shape}, shape,
+                        row.opcode == HloOpcode::kCollectivePermute
+                            ? "collective-permute($p0), "
+                              "source_target_pairs={{0,0}}"
+                        : row.opcode == HloOpcode::kAllReduce
+                            ? "all-reduce($p0), replica_groups={}, "
+                              "to_apply=$_red"
+                            : absl::StrCat(OpName(row),
+                                           "($p0), replica_groups={{0}}, "
+                                           "dimensions={0}",
+                                           row.opcode == HloOpcode::kAllGather
+                                               ? ""
+                                               : ", to_apply=$_red"));
+      const std::string t = Name(type);
+      c.computations = absl::StrCat(
+          "$_red {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+          "[] parameter(1)\n  ROOT c = ", t, "[] add(a, b)\n}\n");
+      return {c};
+    }
     case OpLowering::kReduce: {
       // add for every type (defined for all), every other reducer where
       // the row has a function for the type.

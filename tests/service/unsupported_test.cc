@@ -114,6 +114,7 @@ TEST_P(UnsupportedTest, EveryOpcodeWithoutARowIsRewrittenOrRefused) {
   struct Case {
     const char* module;
     bool rewritten;  // By the HLO passes, into ops with rows.
+    const char* type = "f32";  // The refused op's element type.
   };
   const std::map<HloOpcode, Case> cases = {
       {HloOpcode::kBitcast, {R"(
@@ -222,6 +223,22 @@ ENTRY main {
   i = s32[] parameter(2)
   ROOT op = f32[8,4] dynamic-update-slice(a, u, i, i)
 })", false}},
+      {HloOpcode::kCustomCall, {R"(
+HloModule custom_call
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT op = f32[4] custom-call(a), custom_call_target="foo"
+})", false}},
+      {HloOpcode::kReplicaId, {R"(
+HloModule replica_id
+ENTRY main {
+  ROOT op = u32[] replica-id()
+})", false, "u32"}},
+      {HloOpcode::kPartitionId, {R"(
+HloModule partition_id
+ENTRY main {
+  ROOT op = u32[] partition-id()
+})", false, "u32"}},
   };
   int refused = 0;
   for (HloOpcode opcode : AllOpcodes()) {
@@ -238,7 +255,7 @@ ENTRY main {
     ++refused;
     ExpectRefused(executable.status(), absl::StatusCode::kUnimplemented,
                   absl::StrCat("instruction op: ", HloOpcodeString(opcode),
-                               " of f32"),
+                               " of ", it->second.type),
                   "is not supported by the xla_lite compiler");
   }
   EXPECT_GT(refused, 0);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "xla_lite/hlo/hlo_window_attribute_parser.h"
+#include "xla_lite/hlo/hlo_collective_attribute_parser.h"
 
 namespace xla_lite {
 namespace {
@@ -49,7 +50,12 @@ class AttributeParser {
 const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
   static const auto* const kRequired =
       new absl::flat_hash_map<HloOpcode, std::vector<std::string>>{
+          {HloOpcode::kAllGather, {"dimensions"}},
+          {HloOpcode::kAllReduce, {"to_apply"}},
           {HloOpcode::kBroadcast, {"dimensions"}},
+          {HloOpcode::kCollectivePermute, {"source_target_pairs"}},
+          {HloOpcode::kCustomCall, {"custom_call_target"}},
+          {HloOpcode::kReduceScatter, {"dimensions", "to_apply"}},
           {HloOpcode::kCall, {"to_apply"}},
           {HloOpcode::kCompare, {"direction"}},
           {HloOpcode::kConcatenate, {"dimensions"}},
@@ -127,6 +133,9 @@ absl::Status AttributeParser::ParseAttribute(HloInstruction* instr) {
   if (windowed) return absl::OkStatus();
   const bool select_and_scatter =
       instr->opcode() == HloOpcode::kSelectAndScatter;
+  ASSIGN_OR_RETURN(bool collective,
+                   ParseCollectiveAttribute(cursor_, key, instr));
+  if (collective) return absl::OkStatus();
   if (key == "dimensions") {
     ASSIGN_OR_RETURN(std::vector<int64_t> dims, cursor_.ParseIntList());
     instr->set_dimensions(std::move(dims));

@@ -1,5 +1,6 @@
 #include "xla_lite/hlo/hlo_evaluator.h"
 
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,9 @@ void Flatten(Value value, std::vector<Literal>* out) {
 
 class Evaluator {
  public:
-  explicit Evaluator(const EvaluatorOptions& options) : options_(options) {}
+  explicit Evaluator(const EvaluatorOptions& options,
+                     evaluator_internal::DeviceContext device = {})
+      : options_(options), device_(std::move(device)) {}
 
   absl::StatusOr<Value> Evaluate(const HloComputation& computation,
                                  std::vector<const Value*> arguments);
@@ -55,11 +58,13 @@ class Evaluator {
                                       const Value& init);
   absl::StatusOr<Value> EvaluateConditional(
       const HloInstruction& instr, const std::vector<const Value*>& operands);
-
-  const EvaluatorOptions options_;
   // A (T, T) -> pred computation as a predicate of two elements.
   evaluator_internal::ScalarPredicate PredicateFor(
       const HloComputation& select);
+
+  const EvaluatorOptions options_;
+  // Which device of a run this evaluation is; a run of one by default.
+  evaluator_internal::DeviceContext device_;
 };
 
 // Errors of an instruction name it and the line it came from. A call's
@@ -160,6 +165,23 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
                                          instr, *arrays[0], *arrays[1]));
       return result;
     }
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId: {
+      evaluator_internal::ScalarCombiner combine;
+      if (instr.to_apply() != nullptr) combine = CombinerFor(*instr.to_apply());
+      ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateCollective(
+                                         instr, arrays, device_, combine));
+      return result;
+    }
+    case HloOpcode::kCustomCall:
+      return absl::UnimplementedError(absl::StrCat(
+          "evaluator: custom-call to '", instr.custom_call_target(),
+          "' (shard_map modules are split into their per-device program "
+          "first)"));
     case HloOpcode::kDot: {
       ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateDot(
                                          instr, *arrays[0], *arrays[1]));
@@ -339,9 +361,12 @@ evaluator_internal::ScalarPredicate Evaluator::PredicateFor(
 
 }  // namespace
 
-absl::StatusOr<std::vector<Literal>> EvaluateModule(
-    const HloModule& module, absl::Span<const Literal> arguments,
-    const EvaluatorOptions& options) {
+namespace {
+
+// The entry's arguments as evaluator values, checked against its
+// parameters.
+absl::StatusOr<std::vector<Value>> EntryArguments(
+    const HloModule& module, absl::Span<const Literal> arguments) {
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(
@@ -353,7 +378,6 @@ absl::StatusOr<std::vector<Literal>> EvaluateModule(
         " arguments, got ", arguments.size()));
   }
   std::vector<Value> values(arguments.size());
-  std::vector<const Value*> pointers;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Shape& expected = entry->parameter_instruction(i)->shape();
     if (!arguments[i].shape().Compatible(expected)) {
@@ -364,14 +388,74 @@ absl::StatusOr<std::vector<Literal>> EvaluateModule(
           expected.ToString()));
     }
     values[i].array = arguments[i];
-    pointers.push_back(&values[i]);
   }
-  VLOG(3) << "evaluating " << module.name();
-  Evaluator evaluator(options);
-  ASSIGN_OR_RETURN(Value result, evaluator.Evaluate(*entry, pointers));
+  return values;
+}
+
+absl::StatusOr<std::vector<Literal>> EvaluateAs(
+    const HloModule& module, absl::Span<const Literal> arguments,
+    const EvaluatorOptions& options, evaluator_internal::DeviceContext device) {
+  ASSIGN_OR_RETURN(std::vector<Value> values,
+                   EntryArguments(module, arguments));
+  std::vector<const Value*> pointers;
+  for (const Value& value : values) pointers.push_back(&value);
+  VLOG(3) << "evaluating " << module.name() << " as device " << device.device;
+  Evaluator evaluator(options, std::move(device));
+  ASSIGN_OR_RETURN(Value result,
+                   evaluator.Evaluate(*module.entry_computation(), pointers));
   std::vector<Literal> flat;
   Flatten(std::move(result), &flat);
   return flat;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Literal>> EvaluateModule(
+    const HloModule& module, absl::Span<const Literal> arguments,
+    const EvaluatorOptions& options) {
+  return EvaluateAs(module, arguments, options,
+                    evaluator_internal::DeviceContext());
+}
+
+absl::StatusOr<std::vector<std::vector<Literal>>> EvaluateModuleOnDevices(
+    const HloModule& module, absl::Span<const std::vector<Literal>> arguments,
+    const MultiDeviceEvaluation& run) {
+  const int64_t devices = run.topology.device_count();
+  if (devices < 1 || static_cast<int64_t>(arguments.size()) != devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module ", module.name(), ": ", arguments.size(),
+        " argument lists for ", devices, " devices"));
+  }
+  evaluator_internal::EvaluatorRendezvous rendezvous(devices);
+  std::vector<absl::StatusOr<std::vector<Literal>>> results(
+      devices, absl::UnknownError("not run"));
+  {
+    std::vector<std::thread> threads;
+    for (int64_t d = 0; d < devices; ++d) {
+      threads.emplace_back([&, d] {
+        evaluator_internal::DeviceContext device;
+        device.device = d;
+        device.topology = run.topology;
+        device.rendezvous = &rendezvous;
+        device.timeout = run.timeout;
+        results[d] = EvaluateAs(module, arguments[d], EvaluatorOptions(),
+                                std::move(device));
+        // The others must not wait for a device that stopped.
+        if (!results[d].ok()) rendezvous.Abort(results[d].status());
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  std::vector<std::vector<Literal>> out;
+  for (int64_t d = 0; d < devices; ++d) {
+    if (!results[d].ok()) {
+      return absl::Status(results[d].status().code(),
+                          absl::StrCat("device ", d, ": ",
+                                       results[d].status().message()));
+    }
+    out.push_back(*std::move(results[d]));
+  }
+  return out;
 }
 
 }  // namespace xla_lite

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "xla_lite/hlo/hlo_collective_groups.h"
 #include "xla_lite/hlo/hlo_computation.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/hlo/literal.h"
@@ -34,6 +36,25 @@ struct EvaluatorOptions {
 absl::StatusOr<std::vector<Literal>> EvaluateModule(
     const HloModule& module, absl::Span<const Literal> arguments,
     const EvaluatorOptions& options = EvaluatorOptions());
+
+// A run of one program on several devices.
+struct MultiDeviceEvaluation {
+  DeviceTopology topology;
+  // How long a device waits at a collective for the others.
+  absl::Duration timeout = absl::Seconds(60);
+};
+
+// Evaluates `module` on every device of `run.topology` together, a thread
+// per device; collectives combine the devices' values (all-reduce in
+// group order, so every device of a group gets the same result).
+// arguments[d] are device d's; the result is each device's flattened
+// result. A device that fails stops the others (they return its error,
+// the first one reported prefixed by its device); one that never reaches
+// a collective makes the others fail with DEADLINE_EXCEEDED after
+// `run.timeout`.
+absl::StatusOr<std::vector<std::vector<Literal>>> EvaluateModuleOnDevices(
+    const HloModule& module, absl::Span<const std::vector<Literal>> arguments,
+    const MultiDeviceEvaluation& run);
 
 }  // namespace xla_lite
 

@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "xla_lite/hlo/hlo_collective_groups.h"
+#include "xla_lite/hlo/hlo_evaluator_rendezvous.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 #include "xla_lite/hlo/literal.h"
 
@@ -137,6 +140,23 @@ absl::StatusOr<Literal> EvaluateSelectAndScatter(
     const HloInstruction& instr, const Literal& operand, const Literal& source,
     const Literal& init, const ScalarPredicate& select,
     const ScalarCombiner& scatter);
+// The device an evaluation runs as, in a run of several.
+struct DeviceContext {
+  int64_t device = 0;
+  DeviceTopology topology;
+  // nullptr: a run of one device.
+  EvaluatorRendezvous* rendezvous = nullptr;
+  absl::Duration timeout = absl::Seconds(60);
+  // How many collectives this device has reached.
+  int64_t next_exchange = 0;
+};
+
+// all-reduce, all-gather, reduce-scatter, collective-permute (meeting the
+// other devices through ctx.rendezvous), replica-id and partition-id.
+// `combine` is all-reduce's and reduce-scatter's to_apply.
+absl::StatusOr<Literal> EvaluateCollective(
+    const HloInstruction& instr, absl::Span<const Literal* const> operands,
+    DeviceContext& ctx, const ScalarCombiner& combine);
 
 }  // namespace xla_lite::evaluator_internal
 

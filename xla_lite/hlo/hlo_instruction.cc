@@ -177,6 +177,8 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
     case HloOpcode::kReduce:
     case HloOpcode::kReverse:
     case HloOpcode::kConcatenate:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
       attrs.push_back(absl::StrCat("dimensions=", Braced(instr.dimensions())));
       break;
     case HloOpcode::kIota:
@@ -243,6 +245,27 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
   }
   AppendCalledComputations(instr, &attrs);
   if (instr.indices_are_sorted()) attrs.push_back("indices_are_sorted=true");
+  if (IsCollective(instr.opcode())) {
+    for (std::string& attr : CollectiveAttributeStrings(
+             instr.collective_attributes(),
+             instr.opcode() == HloOpcode::kCollectivePermute)) {
+      attrs.push_back(std::move(attr));
+    }
+  }
+  if (instr.opcode() == HloOpcode::kCustomCall) {
+    attrs.push_back(
+        absl::StrCat("custom_call_target=\"", instr.custom_call_target(), "\""));
+  }
+  if (!instr.frontend_attributes().empty()) {
+    attrs.push_back(absl::StrCat(
+        "frontend_attributes={",
+        absl::StrJoin(instr.frontend_attributes(), ",",
+                      [](std::string* out,
+                         const std::pair<std::string, std::string>& kv) {
+                        absl::StrAppend(out, kv.first, "=\"", kv.second, "\"");
+                      }),
+        "}"));
+  }
   return attrs;
 }
 
@@ -332,6 +355,14 @@ std::vector<HloComputation*> HloInstruction::AllCalledComputations() const {
   if (select_ != nullptr) all.push_back(select_);
   all.insert(all.end(), called_.begin(), called_.end());
   return all;
+}
+
+const std::string* HloInstruction::FrontendAttribute(
+    const std::string& key) const {
+  for (const auto& [k, v] : frontend_attributes_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
 }
 
 std::string HloInstruction::SourceLocation() const {

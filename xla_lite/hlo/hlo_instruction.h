@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "xla_lite/hlo/hlo_collective_attributes.h"
 #include "xla_lite/hlo/hlo_opcode.h"
 #include "xla_lite/hlo/hlo_window.h"
 #include "xla_lite/hlo/literal.h"
@@ -215,8 +216,29 @@ class HloInstruction {
   // kSelectAndScatter: select= (T, T) -> pred; its scatter= is to_apply().
   HloComputation* select() const { return select_; }
   void set_select(HloComputation* c) { select_ = c; }
-  // The computation a kReduce, kReduceWindow, kScatter or kCall applies (to_apply=), or a
-  // kFusion's fused computation (calls=). Owned by the module.
+  // Collectives: replica groups, channel, permutation pairs.
+  const CollectiveAttributes& collective_attributes() const {
+    return collective_;
+  }
+  CollectiveAttributes* mutable_collective_attributes() { return &collective_; }
+  // kCustomCall: custom_call_target and frontend_attributes={k="v",...}
+  // (kept in order; the values with their escapes, as written).
+  const std::string& custom_call_target() const { return custom_call_target_; }
+  void set_custom_call_target(std::string t) {
+    custom_call_target_ = std::move(t);
+  }
+  using FrontendAttributes = std::vector<std::pair<std::string, std::string>>;
+  const FrontendAttributes& frontend_attributes() const {
+    return frontend_attributes_;
+  }
+  void set_frontend_attributes(FrontendAttributes a) {
+    frontend_attributes_ = std::move(a);
+  }
+  // The value of frontend attribute `key`, or nullptr.
+  const std::string* FrontendAttribute(const std::string& key) const;
+
+  // The computation a kReduce, kReduceWindow, kScatter or kCall applies
+  // (to_apply=), or a kFusion's fused computation (calls=). Owned by the module.
   HloComputation* to_apply() const { return to_apply_; }
   void set_to_apply(HloComputation* c) { to_apply_ = c; }
   HloComputation* fused_computation() const { return to_apply_; }
@@ -283,6 +305,9 @@ class HloInstruction {
   int64_t feature_group_count_ = 1;
   int64_t batch_group_count_ = 1;
   HloComputation* select_ = nullptr;
+  CollectiveAttributes collective_;
+  std::string custom_call_target_;
+  FrontendAttributes frontend_attributes_;
   HloComputation* to_apply_ = nullptr;
   std::vector<HloComputation*> called_;
   int source_line_ = 0;

@@ -63,6 +63,12 @@ class HloModule {
   const std::vector<HloInputOutputAlias>& input_output_aliases() const {
     return aliases_;
   }
+  // buffer_donor={ (p, {}), ... }: entry parameters the caller donates
+  // without naming the result that may reuse them.
+  const std::vector<int64_t>& buffer_donors() const { return donors_; }
+  void set_buffer_donors(std::vector<int64_t> donors) {
+    donors_ = std::move(donors);
+  }
   void set_input_output_aliases(std::vector<HloInputOutputAlias> aliases) {
     aliases_ = std::move(aliases);
   }
@@ -82,6 +88,7 @@ class HloModule {
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   std::vector<HloInputOutputAlias> aliases_;
+  std::vector<int64_t> donors_;
   ComputationLayout layout_;
 };
 

@@ -77,6 +77,12 @@ bool IsElementwiseBinary(HloOpcode opcode) {
   }
 }
 
+bool IsCollective(HloOpcode opcode) {
+  return opcode == HloOpcode::kAllReduce || opcode == HloOpcode::kAllGather ||
+         opcode == HloOpcode::kReduceScatter ||
+         opcode == HloOpcode::kCollectivePermute;
+}
+
 bool IsElementwise(HloOpcode opcode) {
   return IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode) ||
          opcode == HloOpcode::kCompare || opcode == HloOpcode::kSelect ||

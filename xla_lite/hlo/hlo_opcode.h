@@ -13,12 +13,15 @@ namespace xla_lite {
 #define XLA_LITE_HLO_OPCODE_LIST(V)        \
   V(kAbs, "abs")                           \
   V(kAdd, "add")                           \
+  V(kAllGather, "all-gather")              \
+  V(kAllReduce, "all-reduce")              \
   V(kAnd, "and")                           \
   V(kBitcast, "bitcast")                   \
   V(kBroadcast, "broadcast")               \
   V(kCall, "call")                         \
   V(kCeil, "ceil")                         \
   V(kClamp, "clamp")                       \
+  V(kCollectivePermute, "collective-permute") \
   V(kCompare, "compare")                   \
   V(kConcatenate, "concatenate")           \
   V(kConditional, "conditional")           \
@@ -27,6 +30,7 @@ namespace xla_lite {
   V(kConvolution, "convolution")           \
   V(kCopy, "copy")                         \
   V(kCos, "cosine")                        \
+  V(kCustomCall, "custom-call")            \
   V(kDivide, "divide")                     \
   V(kDot, "dot")                           \
   V(kDynamicSlice, "dynamic-slice")        \
@@ -49,11 +53,14 @@ namespace xla_lite {
   V(kNot, "not")                           \
   V(kOr, "or")                             \
   V(kParameter, "parameter")               \
+  V(kPartitionId, "partition-id")          \
   V(kPower, "power")                       \
   V(kReduce, "reduce")                     \
   V(kReduceWindow, "reduce-window")        \
+  V(kReduceScatter, "reduce-scatter")      \
   V(kRemainder, "remainder")               \
   V(kReshape, "reshape")                   \
+  V(kReplicaId, "replica-id")              \
   V(kReverse, "reverse")                   \
   V(kScatter, "scatter")                   \
   V(kRsqrt, "rsqrt")                       \
@@ -93,6 +100,9 @@ bool IsElementwiseUnary(HloOpcode opcode);
 // maximum, minimum, multiply, or, power, remainder, subtract, xor. Not
 // compare (pred output).
 bool IsElementwiseBinary(HloOpcode opcode);
+// all-reduce, all-gather, reduce-scatter, collective-permute: ops whose
+// result depends on the values of other devices.
+bool IsCollective(HloOpcode opcode);
 
 }  // namespace xla_lite
 

@@ -37,6 +37,7 @@ class HloParser {
   absl::Status ParseHeader();
   absl::Status ParseInputOutputAlias();
   absl::Status ParseEntryComputationLayout();
+  absl::Status ParseBufferDonors();
   absl::Status SkipMetadataSection();
   absl::Status ParseComputation();
   absl::Status SkipSignature();
@@ -50,6 +51,7 @@ class HloParser {
   std::string source_name_;
   std::string module_name_;
   std::vector<HloInputOutputAlias> aliases_;
+  std::vector<int64_t> donors_;
   std::optional<ComputationLayout> layout_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   absl::flat_hash_map<std::string, HloComputation*> computations_by_name_;
@@ -88,6 +90,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloParser::Parse() {
   module->set_entry_computation_layout(
       layout_.has_value() ? *layout_ : ComputationLayoutOf(*entry));
   module->set_input_output_aliases(std::move(aliases_));
+  module->set_buffer_donors(std::move(donors_));
   VLOG(1) << "parsed module " << module->name() << ": "
           << module->computations().size() << " computations";
   return module;
@@ -107,6 +110,8 @@ absl::Status HloParser::ParseHeader() {
       RETURN_IF_ERROR(ParseInputOutputAlias());
     } else if (key == "entry_computation_layout") {
       RETURN_IF_ERROR(ParseEntryComputationLayout());
+    } else if (key == "buffer_donor") {
+      RETURN_IF_ERROR(ParseBufferDonors());
     } else {
       RETURN_IF_ERROR(cursor_.SkipAttributeValue());
     }
@@ -141,6 +146,22 @@ absl::Status HloParser::ParseInputOutputAlias() {
       }
       RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRparen, "')'"));
       aliases_.push_back(std::move(alias));
+    } while (cursor_.TryConsume(TokenKind::kComma));
+  }
+  return cursor_.Expect(TokenKind::kRbrace, "',' or '}'");
+}
+
+// { (0, {}), (1, {}) }
+absl::Status HloParser::ParseBufferDonors() {
+  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLbrace, "'{'"));
+  if (!cursor_.At(TokenKind::kRbrace)) {
+    do {
+      RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLparen, "'('"));
+      ASSIGN_OR_RETURN(int64_t parameter, cursor_.ExpectInt("parameter number"));
+      RETURN_IF_ERROR(cursor_.Expect(TokenKind::kComma, "','"));
+      ASSIGN_OR_RETURN(std::vector<int64_t> index, cursor_.ParseIntList());
+      RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRparen, "')'"));
+      donors_.push_back(parameter);
     } while (cursor_.TryConsume(TokenKind::kComma));
   }
   return cursor_.Expect(TokenKind::kRbrace, "',' or '}'");

@@ -78,6 +78,9 @@ absl::Status CheckConditional(const Checker& c);
 // update, starts...): one integer scalar start per operand dimension.
 absl::Status CheckDynamicSlice(const Checker& c);
 absl::Status CheckDynamicUpdateSlice(const Checker& c);
+// all-reduce, all-gather, reduce-scatter, collective-permute, replica-id,
+// partition-id and custom-call.
+absl::Status CheckCollective(const Checker& c);
 
 }  // namespace xla_lite::verifier_internal
 

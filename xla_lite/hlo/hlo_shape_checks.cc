@@ -433,6 +433,14 @@ absl::Status CheckInstructionShape(const HloInstruction& instr) {
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
       return CheckWindowed(c);
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kCustomCall:
+      return CheckCollective(c);
     case HloOpcode::kParameter:
     case HloOpcode::kConstant:
     case HloOpcode::kIota:

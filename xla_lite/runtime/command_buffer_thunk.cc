@@ -355,6 +355,7 @@ Thunk::RecordParams CommandBufferThunk::MakeRecordParams(
   record.buffer_allocations = params.buffer_allocations;
   record.stream = params.stream;
   record.trace_cache = state.trace_caches[thunk].get();
+  record.collectives = params.collectives;
   return record;
 }
 

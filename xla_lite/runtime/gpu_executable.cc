@@ -415,6 +415,7 @@ absl::Status GpuExecutable::Run(const RunOptions& options,
   params.debug_options = &debug_options_;
   params.stats = stats;
   params.profiler = options.profiler;
+  params.collectives = options.collectives;
   RunStableBuffers stable_buffers(*this, *options.allocator, run);
   if (stabilize_parameters_) params.stable_buffers = &stable_buffers;
   RETURN_IF_ERROR(thunks_->ExecuteOnStream(params));

@@ -10,6 +10,8 @@
 
 namespace xla_lite::gpu {
 
+struct CollectiveExecuteParams;  // thunk.h
+
 // Per-execution options, like XLA's ServiceExecutableRunOptions.
 struct RunOptions {
   // Where the execution's work is enqueued; its executor is the device.
@@ -32,6 +34,10 @@ struct RunOptions {
   // Measures every thunk of the execution, repeating each
   // (thunk_profiler.h): the results are then not a step's. Null: none.
   ThunkProfiler* profiler = nullptr;
+  // The device assignment of a run on several devices: this execution's
+  // global device id and the run's communicators (collective thunks need
+  // it; null runs them as a group of one device).
+  const CollectiveExecuteParams* collectives = nullptr;
 };
 
 }  // namespace xla_lite::gpu

@@ -40,6 +40,8 @@ const char* ThunkKindName(Thunk::Kind kind) {
       return "while";
     case Thunk::Kind::kConditional:
       return "conditional";
+    case Thunk::Kind::kCollective:
+      return "collective";
   }
   return "invalid";
 }
@@ -55,6 +57,8 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
       return DebugOptions::MEMCPY;
     case Thunk::Kind::kMemset:
       return DebugOptions::MEMSET;
+    case Thunk::Kind::kCollective:
+      return DebugOptions::COLLECTIVES;
     case Thunk::Kind::kSequential:
     case Thunk::Kind::kCommandBuffer:
     // Not recorded yet: loops and branches run op by op, host-driven.

@@ -19,8 +19,16 @@
 
 namespace xla_lite::gpu {
 
+class CollectiveCliques;
 class ThunkProfiler;
 class TraceCache;
+
+// Where one device stands in a run of several (RunOptions::collectives):
+// its global device id and the run's communicators.
+struct CollectiveExecuteParams {
+  int64_t device_id = 0;
+  CollectiveCliques* cliques = nullptr;
+};
 
 // Buffers that keep their address for the executable's whole life, one per
 // entry parameter allocation, on the executing device: what parameter
@@ -72,6 +80,7 @@ class Thunk {
     kCommandBuffer,
     kWhile,
     kConditional,
+    kCollective,
   };
 
   struct InitializeParams {
@@ -90,6 +99,8 @@ class Thunk {
     StableBuffers* stable_buffers = nullptr;
     // Measures every leaf thunk (thunk_profiler.h); null: none.
     ThunkProfiler* profiler = nullptr;
+    // A run of several devices; null: this device alone.
+    const CollectiveExecuteParams* collectives = nullptr;
 
     se::StreamExecutor* executor() const { return stream->parent(); }
   };
@@ -105,6 +116,8 @@ class Thunk {
     // Traces of this thunk on this executor by buffer addresses; null to
     // trace every time.
     TraceCache* trace_cache = nullptr;
+    // As ExecuteParams::collectives.
+    const CollectiveExecuteParams* collectives = nullptr;
 
     se::StreamExecutor* executor() const { return stream->parent(); }
   };

@@ -258,6 +258,7 @@ absl::StatusOr<std::optional<int>> Lowering::LowerLeaf(
     case OpLowering::kGemm:
     case OpLowering::kWindowKernel:
     case OpLowering::kReduce:
+    case OpLowering::kCollective:
       return Load(instr, index);
     case OpLowering::kResultTuple:
       return UnsupportedOpError(*instr, shape.ToString(),

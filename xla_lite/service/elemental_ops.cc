@@ -110,6 +110,9 @@ ElementalOp Other(HloOpcode opcode, int arity, FusionKind fusion,
 }
 
 constexpr int kArithmetic = 1;
+// What every platform's communicators carry and reduce.
+constexpr TypeSet kCollectiveTypes = {PrimitiveType::F32, PrimitiveType::BF16,
+                                      PrimitiveType::S32};
 constexpr int kExpensive = 4;  // Division and transcendentals.
 
 std::vector<ElementalOp> MakeTable() {
@@ -127,6 +130,14 @@ std::vector<ElementalOp> MakeTable() {
       Other(H::kBroadcast, 1, F::kDataMovement, L::kIndexRemap, 0,
             kKernelTypes),
       Scalar(H::kCeil, 1, kArithmetic, XL_SCALAR(xl_ceil_f32)),
+      Other(H::kAllReduce, 1, F::kNotFusible, L::kCollective, 0,
+            kCollectiveTypes),
+      Other(H::kAllGather, 1, F::kNotFusible, L::kCollective, 0,
+            kCollectiveTypes),
+      Other(H::kReduceScatter, 1, F::kNotFusible, L::kCollective, 0,
+            kCollectiveTypes),
+      Other(H::kCollectivePermute, 1, F::kNotFusible, L::kCollective, 0,
+            kCollectiveTypes),
       Other(H::kClamp, 3, F::kElementwise, L::kClamp, kArithmetic,
             kKernelTypes),
       Other(H::kCompare, 2, F::kElementwise, L::kCompare, kArithmetic,

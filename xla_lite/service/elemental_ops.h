@@ -90,6 +90,7 @@ enum class OpLowering {
   kConvert,
   kCopy,  // The operand itself.
   kReduce,
+  kCollective,  // A collective thunk computes it; kernels load the result.
 };
 
 // Lanes of values for a scalar function on the host: float-class values in

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/service/convolution/windowed_kernels.h"
+#include "xla_lite/service/collective_lowering.h"
 #include "xla_lite/service/elemental_lowering.h"
 #include "xla_lite/service/fusion_plan.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
@@ -50,6 +51,8 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "row";
     case PlannedOp::Kind::kWindowKernel:
       return "window";
+    case PlannedOp::Kind::kCollective:
+      return "collective";
   }
   return "?";
 }
@@ -150,6 +153,14 @@ absl::Status PlanBuilder::AddComputedOps() {
       RETURN_IF_ERROR(AddAccumulatingGemm(instr, *accumulation));
     } else if (instr->opcode() == HloOpcode::kDot) {
       RETURN_IF_ERROR(AddGemm(instr));
+    } else if (IsCollective(instr->opcode())) {
+      PlannedOp op;
+      op.kind = PlannedOp::Kind::kCollective;
+      op.name = instr->name();
+      ASSIGN_OR_RETURN(op.collective, LowerCollective(*instr));
+      op.reads = {BufferOf(instr->operand(0))};
+      op.writes = {BufferOf(instr)};
+      AddOp(std::move(op));
     } else if (ReadsMaterializedOperands(*instr)) {
       RETURN_IF_ERROR(AddWindowKernel(instr));
     } else {

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/runtime/collective_thunk.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/gemm_lowering.h"
 #include "xla_lite/service/kernel_program.h"
@@ -54,6 +55,7 @@ struct PlannedOp {
     // convolution, reduce-window or select-and-scatter (roots[0]): reads
     // its array operands in order, writes its value.
     kWindowKernel,
+    kCollective,
   };
 
   // A row kernel's part: a loop or reduce program with its own buffers.
@@ -76,6 +78,8 @@ struct PlannedOp {
   // addend's value. A gemm with an epilogue `program` (kernel merging)
   // reads {lhs, rhs, program inputs...} and writes the program's outputs.
   GemmConfig gemm;
+  // Collectives: reads = {operand}, writes = {result}.
+  CollectiveConfig collective;
   // Row kernels: one thread per row runs every stage in turn, each over
   // the row's elements (see row_fusion.h). reads and writes above are the
   // stages' union, less what an earlier stage of the same kernel wrote.

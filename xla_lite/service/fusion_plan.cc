@@ -135,6 +135,14 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
       case HloOpcode::kConstant:
         if (instr->shape().ElementCount() != 1) materialize(instr);
         break;
+      case HloOpcode::kAllReduce:
+      case HloOpcode::kAllGather:
+      case HloOpcode::kReduceScatter:
+      case HloOpcode::kCollectivePermute:
+        // Communicators move whole buffers.
+        materialize(instr);
+        materialize(instr->operand(0));
+        break;
       case HloOpcode::kDot:
         materialize(instr);
         materialize(ResolveGemmOperand(instr->operand(0)).source);

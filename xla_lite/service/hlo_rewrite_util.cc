@@ -62,6 +62,9 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   clone->set_feature_group_count(source.feature_group_count());
   clone->set_batch_group_count(source.batch_group_count());
   clone->set_select(source.select());
+  *clone->mutable_collective_attributes() = source.collective_attributes();
+  clone->set_custom_call_target(source.custom_call_target());
+  clone->set_frontend_attributes(source.frontend_attributes());
   clone->set_to_apply(source.to_apply());
   clone->set_called_computations(source.called_computations());
   clone->set_source_line(source.source_line());

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/collective_thunk.h"
 #include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
@@ -140,6 +141,10 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         thunks.push_back(ThunkFor(op.name, std::move(kernel), options));
         break;
       }
+      case PlannedOp::Kind::kCollective:
+        thunks.push_back(std::make_unique<CollectiveThunk>(
+            op.name, op.collective, reads[0], writes[0]));
+        break;
     }
   }
   VLOG(1) << thunks.size() << " thunks emitted";

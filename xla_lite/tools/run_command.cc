@@ -17,6 +17,7 @@
 #include "xla_lite/hlo/npy.h"
 #include "stream_executor/stream_executor.h"
 #include "xla_lite/training/compiled_program.h"
+#include "xla_lite/training/data_parallel_program.h"
 #include "xla_lite/training/training_loop.h"
 
 namespace xla_lite {
@@ -86,6 +87,25 @@ absl::Status WriteOutputs(const std::string& dir,
 
 }  // namespace
 
+absl::Status RunDataParallel(const RunFlags& flags, se::Platform* platform,
+                             const DebugOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DataParallelProgram> program,
+                   DataParallelProgram::Create(flags.hlo, platform,
+                                               flags.devices, options));
+  ASSIGN_OR_RETURN(std::vector<Literal> inputs,
+                   ReadArguments(flags.inputs, program->global_layout()));
+  RETURN_IF_ERROR(program->SetArguments(inputs));
+  RETURN_IF_ERROR(program->Steps(flags.steps).status());
+  ASSIGN_OR_RETURN(std::vector<Literal> results, program->Results());
+  RETURN_IF_ERROR(WriteOutputs(flags.outputs, results));
+  std::printf("ran %lld step(s) of %s on %lld %s devices: %zu outputs "
+              "written to %s\n",
+              static_cast<long long>(flags.steps), program->name().c_str(),
+              static_cast<long long>(flags.devices), platform->Name().c_str(),
+              results.size(), flags.outputs.c_str());
+  return absl::OkStatus();
+}
+
 absl::Status RunCommand(const RunFlags& flags, se::Platform* platform,
                         const DebugOptions& options) {
   if (flags.hlo.empty() || flags.inputs.empty() || flags.outputs.empty()) {
@@ -96,6 +116,7 @@ absl::Status RunCommand(const RunFlags& flags, se::Platform* platform,
     return absl::InvalidArgumentError(
         absl::StrCat("--steps must be at least 1, got ", flags.steps));
   }
+  if (flags.devices > 1) return RunDataParallel(flags, platform, options);
   ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
                    CreateExecutor(platform, options));
   ASSIGN_OR_RETURN(CompiledProgram program,

@@ -15,6 +15,10 @@ struct RunFlags {
   std::string inputs;   // Directory with input_<i>.npy per entry parameter.
   std::string outputs;  // Directory for output_<i>.npy per result.
   int64_t steps = 1;
+  // More than 1: the module's data-parallel step (a shard_map's global
+  // view, or a replicated program) on that many devices; inputs and
+  // outputs are the global arrays.
+  int64_t devices = 1;
 };
 
 // `xla_lite run`: compiles the module for `platform`'s device 0, runs

@@ -35,6 +35,9 @@
 ABSL_FLAG(std::string, platform, "",
           "host, cuda or rocm; empty picks the first available (GPU first)");
 ABSL_FLAG(std::string, hlo, "", "run: the HLO text file to compile");
+ABSL_FLAG(int64_t, devices, 1,
+          "run: devices of the platform to run a data-parallel step on "
+          "(global inputs and outputs)");
 ABSL_FLAG(std::string, inputs, "",
           "run: directory with input_<i>.npy for each entry parameter i");
 ABSL_FLAG(std::string, outputs, "",
@@ -118,6 +121,7 @@ absl::Status Run(const DebugOptions& options) {
   flags.inputs = absl::GetFlag(FLAGS_inputs);
   flags.outputs = absl::GetFlag(FLAGS_outputs);
   flags.steps = StepsOr(1);
+  flags.devices = absl::GetFlag(FLAGS_devices);
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return RunCommand(flags, platform, options);
 }

@@ -186,6 +186,7 @@ absl::Status TrainingLoop::Enqueue() {
   options.allocator = allocator_.get();
   options.stats = stats_;
   options.profiler = profiler_;
+  options.collectives = collectives_;
   absl::StatusOr<gpu::ExecutionOutput> output =
       executable_->ExecuteAsyncOnStream(options, std::move(inputs));
   if (!output.ok()) {

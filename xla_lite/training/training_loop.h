@@ -70,6 +70,11 @@ class TrainingLoop {
   // and so are not training steps; null turns it off. `profiler` must
   // outlive the steps.
   void set_profiler(gpu::ThunkProfiler* profiler) { profiler_ = profiler; }
+  // The loop's device in a run of several (RunOptions::collectives); must
+  // outlive the steps. Null: a device alone.
+  void set_collectives(const gpu::CollectiveExecuteParams* collectives) {
+    collectives_ = collectives;
+  }
 
  private:
   TrainingLoop(gpu::GpuExecutable* executable, ComputationLayout layout,
@@ -99,6 +104,7 @@ class TrainingLoop {
   gpu::ExecutionOutput last_output_;
   std::optional<int64_t> loss_output_;
   int64_t steps_run_ = 0;
+  const gpu::CollectiveExecuteParams* collectives_ = nullptr;
   gpu::ThunkProfiler* profiler_ = nullptr;
 };
 
