@@ -15,6 +15,22 @@
 namespace xla_lite::gpu {
 namespace {
 
+// Gather's and scatter's dimension numbers in common terms: `instr`'s
+// window dimensions (offset_dims / update_window_dims) hold the operand's
+// window_operand_dims; its other dimensions are batch dimensions, one per
+// dimension of the start indices other than index_vector_dim.
+struct IndexingDims {
+  const HloInstruction* indices = nullptr;
+  int64_t index_vector_dim = 0;
+  std::vector<int64_t> to_operand;
+  std::vector<int64_t> operand_batching_dims;
+  std::vector<int64_t> indices_batching_dims;
+  std::vector<int64_t> window_dims;
+  std::vector<int64_t> window_operand_dims;
+  std::vector<int64_t> operand_dims;
+  std::vector<int64_t> max_start;  // Per operand dimension.
+};
+
 // Lowers instructions at index values into one program, sharing what is
 // computed twice at the same index.
 class Lowering {
@@ -50,6 +66,28 @@ class Lowering {
 
   std::vector<const HloInstruction*> TakeInputs() { return std::move(inputs_); }
 
+  // What a gather's output element, or a scatter's update element, at
+  // `index` (over `instr`'s shape) reaches: the operand index without the
+  // start indices (`static_index`) and the loaded starts, one per entry of
+  // `to_operand`.
+  struct StartIndexing {
+    int static_index = -1;
+    std::vector<int> starts;
+    std::vector<DynamicTerm> terms;
+  };
+  absl::StatusOr<StartIndexing> LowerStartIndexing(
+      const HloInstruction* instr, const IndexingDims& dims, int index);
+  int DynamicOp(ExprKind kind, std::vector<int> operands,
+                std::vector<DynamicTerm> terms) {
+    ExprOp op;
+    op.kind = kind;
+    op.type = kind == ExprKind::kDynamicInBounds ? PrimitiveType::PRED
+                                                  : PrimitiveType::F32;
+    op.operands = std::move(operands);
+    op.dynamic = std::move(terms);
+    return program_->Add(std::move(op));
+  }
+
   // Roots of a multi-output kernel, whose element index is `index`.
   void SetRoots(absl::Span<const HloInstruction* const> roots, int index) {
     roots_.insert(roots.begin(), roots.end());
@@ -70,6 +108,12 @@ class Lowering {
                                        const ElementalOp& row, int index);
   absl::StatusOr<int> LowerClamp(const HloInstruction& clamp,
                                  const std::vector<int>& operands);
+  absl::StatusOr<int> LowerGather(const HloInstruction* gather, int index);
+  absl::StatusOr<int> LowerConcatenate(const HloInstruction* concat,
+                                       int index);
+  // Whether coordinate `dim` of `index` (over `dims`) is at least `lo`.
+  int AtLeast(int index, const std::vector<int64_t>& dims, int64_t dim,
+              int64_t lo);
   int Load(const HloInstruction* instr, int index);
   // Index into `operand` for element `index` of `instr` (rank-0 operands of
   // elementwise ops are implicitly broadcast).
@@ -175,6 +219,12 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
                                 "a tuple is not a value kernels compute");
     case OpLowering::kIndexRemap:
       return LowerIndexRemap(instr, index);
+    case OpLowering::kGather:
+      return LowerGather(instr, index);
+    case OpLowering::kConcatenate:
+      return LowerConcatenate(instr, index);
+    case OpLowering::kScatter:
+      return Load(instr, index);
     case OpLowering::kIota: {
       IndexRemap remap;
       remap.sources = {shape.dimensions()};
@@ -295,6 +345,130 @@ absl::StatusOr<int> Lowering::LowerClamp(const HloInstruction& clamp,
   return value;
 }
 
+
+absl::StatusOr<Lowering::StartIndexing> Lowering::LowerStartIndexing(
+    const HloInstruction* instr, const IndexingDims& dims, int index) {
+  const std::vector<int64_t>& instr_dims = instr->shape().dimensions();
+  std::vector<int64_t> batch_dims;
+  for (int64_t i = 0; i < instr_dims.size(); ++i) {
+    if (std::find(dims.window_dims.begin(), dims.window_dims.end(), i) ==
+        dims.window_dims.end()) {
+      batch_dims.push_back(i);
+    }
+  }
+  // A dimension of the indices, less index_vector_dim, is a batch dimension.
+  auto batch_dim_of = [&](int64_t indices_dim) {
+    return batch_dims.at(indices_dim < dims.index_vector_dim ? indices_dim
+                                                             : indices_dim - 1);
+  };
+  StartIndexing result;
+  IndexRemap base;
+  base.sources = {instr_dims};
+  base.target = dims.operand_dims;
+  base.dims.resize(dims.operand_dims.size());
+  for (int64_t k = 0; k < dims.window_dims.size(); ++k) {
+    base.dims[dims.window_operand_dims[k]] = {0, dims.window_dims[k], 1, 0};
+  }
+  for (int64_t i = 0; i < dims.operand_batching_dims.size(); ++i) {
+    base.dims[dims.operand_batching_dims[i]] = {
+        0, batch_dim_of(dims.indices_batching_dims[i]), 1, 0};
+  }
+  result.static_index = Remap(index, std::move(base));
+  const std::vector<int64_t>& indices_dims = dims.indices->shape().dimensions();
+  const std::vector<int64_t> strides = RowMajorStrides(dims.operand_dims);
+  for (int64_t k = 0; k < dims.to_operand.size(); ++k) {
+    IndexRemap at;
+    at.sources = {instr_dims};
+    at.target = indices_dims;
+    at.dims.resize(indices_dims.size());
+    for (int64_t j = 0; j < indices_dims.size(); ++j) {
+      at.dims[j] = j == dims.index_vector_dim
+                       ? IndexRemap::Dim{-1, 0, 1, k}
+                       : IndexRemap::Dim{0, batch_dim_of(j), 1, 0};
+    }
+    ASSIGN_OR_RETURN(int start, Lower(dims.indices, Remap(index, std::move(at))));
+    result.starts.push_back(start);
+    const int64_t d = dims.to_operand[k];
+    result.terms.push_back({strides[d], dims.max_start[d]});
+  }
+  return result;
+}
+
+absl::StatusOr<int> Lowering::LowerGather(const HloInstruction* gather,
+                                          int index) {
+  const GatherDimensionNumbers& d = gather->gather_dimension_numbers();
+  const HloInstruction* operand = gather->operand(0);
+  IndexingDims dims;
+  dims.indices = gather->operand(1);
+  dims.index_vector_dim = d.index_vector_dim;
+  dims.to_operand = d.start_index_map;
+  dims.operand_batching_dims = d.operand_batching_dims;
+  dims.indices_batching_dims = d.start_indices_batching_dims;
+  dims.window_dims = d.offset_dims;
+  dims.operand_dims = operand->shape().dimensions();
+  dims.window_operand_dims =
+      GatherOffsetOperandDims(d, dims.operand_dims.size());
+  for (int64_t t = 0; t < dims.operand_dims.size(); ++t) {
+    dims.max_start.push_back(dims.operand_dims[t] -
+                             gather->gather_slice_sizes().at(t));
+  }
+  ASSIGN_OR_RETURN(StartIndexing indexing,
+                   LowerStartIndexing(gather, dims, index));
+  std::vector<int> operands = {indexing.static_index};
+  operands.insert(operands.end(), indexing.starts.begin(),
+                  indexing.starts.end());
+  int at = indexing.starts.empty()
+               ? indexing.static_index
+               : DynamicOp(ExprKind::kDynamicIndex, std::move(operands),
+                           std::move(indexing.terms));
+  return Lower(operand, at);
+}
+
+int Lowering::AtLeast(int index, const std::vector<int64_t>& dims, int64_t dim,
+                      int64_t lo) {
+  ExprOp op;
+  op.kind = ExprKind::kIndexInBounds;
+  op.type = PrimitiveType::PRED;
+  op.operands = {index};
+  op.bounds.dims = dims;
+  op.bounds.bounds = {{dim, lo, dims[dim], 1}};
+  return program_->Add(std::move(op));
+}
+
+absl::StatusOr<int> Lowering::LowerConcatenate(const HloInstruction* concat,
+                                               int index) {
+  const int64_t dim = concat->dimensions(0);
+  const std::vector<int64_t>& dims = concat->shape().dimensions();
+  int value = -1;
+  int64_t start = 0;
+  for (const HloInstruction* operand : concat->operands()) {
+    const int64_t size = operand->shape().dimensions(dim);
+    if (size == 0) continue;
+    IndexRemap remap = SingleSource(concat, operand);
+    for (int64_t t = 0; t < dims.size(); ++t) remap.dims[t] = {0, t, 1, 0};
+    // Clamped: lanes where another operand is selected still read in bounds.
+    remap.dims[dim] = {0, dim, 1, -start, 1, size};
+    ASSIGN_OR_RETURN(int v, Lower(operand, Remap(index, std::move(remap))));
+    if (value < 0) {
+      value = v;
+    } else {
+      ExprOp select;
+      select.kind = ExprKind::kSelect;
+      select.type = concat->shape().element_type();
+      select.operands = {AtLeast(index, dims, dim, start), v, value};
+      value = program_->Add(std::move(select));
+    }
+    start += size;
+  }
+  if (value < 0) {  // Every operand is empty, and so is the result.
+    ExprOp zero;
+    zero.kind = ExprKind::kConstant;
+    zero.type = concat->shape().element_type();
+    value = program_->Add(std::move(zero));
+  }
+  return value;
+}
+
 }  // namespace
 
 absl::StatusOr<LoweredKernel> LowerLoopFusion(
@@ -378,6 +552,59 @@ absl::StatusOr<LoweredKernel> LowerReduction(
   }
   program->AddOutput(
       {stored->shape().element_type(), stored->shape().ElementCount()}, output);
+  return LoweredKernel{std::move(program), lowering.TakeInputs()};
+}
+
+}  // namespace xla_lite::gpu
+
+namespace xla_lite::gpu {
+
+absl::StatusOr<LoweredKernel> LowerScatter(
+    const HloInstruction* scatter, const IsMaterializedFn& is_materialized) {
+  ASSIGN_OR_RETURN(ScatterCombiner combiner, ScatterCombinerOf(*scatter));
+  const ScatterDimensionNumbers& d = scatter->scatter_dimension_numbers();
+  const HloInstruction* updates = scatter->operand(2);
+  IndexingDims dims;
+  dims.indices = scatter->operand(1);
+  dims.index_vector_dim = d.index_vector_dim;
+  dims.to_operand = d.scatter_dims_to_operand_dims;
+  dims.operand_batching_dims = d.input_batching_dims;
+  dims.indices_batching_dims = d.scatter_indices_batching_dims;
+  dims.window_dims = d.update_window_dims;
+  dims.operand_dims = scatter->shape().dimensions();
+  dims.window_operand_dims =
+      ScatterWindowOperandDims(d, dims.operand_dims.size());
+  std::vector<int64_t> extent(dims.operand_dims.size(), 1);
+  for (int64_t k = 0; k < dims.window_dims.size(); ++k) {
+    extent[dims.window_operand_dims[k]] =
+        updates->shape().dimensions(dims.window_dims[k]);
+  }
+  for (int64_t t = 0; t < dims.operand_dims.size(); ++t) {
+    dims.max_start.push_back(dims.operand_dims[t] - extent[t]);
+  }
+  auto program = std::make_unique<KernelProgram>(KernelProgram::Kind::kScatter);
+  Lowering lowering(program.get(), is_materialized);
+  const int index = lowering.IndexOp(ExprKind::kIndex);
+  ASSIGN_OR_RETURN(Lowering::StartIndexing indexing,
+                   lowering.LowerStartIndexing(updates, dims, index));
+  ASSIGN_OR_RETURN(int value, lowering.Lower(updates, index));
+  std::vector<int> operands = {indexing.static_index};
+  operands.insert(operands.end(), indexing.starts.begin(),
+                  indexing.starts.end());
+  // Clamped like a gather's, so that a dropped update computes an index in
+  // bounds too.
+  const int target =
+      indexing.starts.empty()
+          ? indexing.static_index
+          : lowering.DynamicOp(ExprKind::kDynamicIndex, std::move(operands),
+                               indexing.terms);
+  const int valid = lowering.DynamicOp(ExprKind::kDynamicInBounds,
+                                       indexing.starts, indexing.terms);
+  program->AddOutput(
+      {scatter->shape().element_type(), scatter->shape().ElementCount()},
+      value);
+  program->SetScatter(target, valid, combiner.opcode, combiner.function,
+                      updates->shape().ElementCount());
   return LoweredKernel{std::move(program), lowering.TakeInputs()};
 }
 

@@ -45,7 +45,14 @@ struct LogicalBuffer {
 };
 
 struct PlannedOp {
-  enum class Kind { kLoopKernel, kReduceKernel, kGemm, kCopy, kRowKernel };
+  enum class Kind {
+    kLoopKernel,
+    kReduceKernel,
+    kGemm,
+    kCopy,
+    kRowKernel,
+    kScatter,
+  };
 
   // A row kernel's part: a loop or reduce program with its own buffers.
   struct Stage {
@@ -69,6 +76,10 @@ struct PlannedOp {
   // Row kernels: one thread per row runs every stage in turn, each over
   // the row's elements (see row_fusion.h). reads and writes above are the
   // stages' union, less what an earlier stage of the same kernel wrote.
+  // Scatters: stages[0] fills the scatter's buffer with its operand (a
+  // loop program computing it, or, without a program, a copy of the one
+  // buffer it reads), then stages[1], the scatter program, combines the
+  // updates into it. writes = {the scatter's buffer}.
   std::vector<Stage> stages;
   int64_t rows = 0;
 
