@@ -1,4 +1,4 @@
-// Broadcast, iota, reshape, transpose, slice, reverse, concatenate and
+// Broadcast, iota, reshape, transpose, slice, reverse, concatenate, pad and
 // constants: index arithmetic inside fused kernels, on every platform,
 // against the HloEvaluator.
 
@@ -180,6 +180,34 @@ ENTRY main {
   s = f32[11] reduce(c, z), dimensions={0,1}, to_apply=add
   ROOT r = (f32[2,4,6], f32[11]) tuple(d, s)
 })");
+}
+
+TEST_P(DataMovementTest, PadForms) {
+  // Edges, negative edges (cropping), interior padding and all three at
+  // once; the padding value is a parameter, the result feeds a fused
+  // multiply.
+  struct Case {
+    const char* padding;
+    const char* out;
+  };
+  for (const Case& c : std::vector<Case>{{"2_1x0_3", "7,8"},
+                                         {"-1_0x-2_-1", "3,2"},
+                                         {"0_0_2x0_0_1", "10,9"},
+                                         {"1_-2_1x-3_2_2", "6,12"}}) {
+    SCOPED_TRACE(c.padding);
+    ExpectMatchesEvaluator(absl::StrFormat(R"(
+HloModule pad
+
+ENTRY main {
+  x = f32[4,5] parameter(0)
+  v = f32[] parameter(1)
+  y = f32[%s] parameter(2)
+  e = f32[4,5] exponential(x)
+  p = f32[%s] pad(e, v), padding=%s
+  ROOT r = f32[%s] multiply(p, y)
+})",
+                                           c.out, c.out, c.padding, c.out));
+  }
 }
 
 TEST_P(DataMovementTest, CausalMaskFromIotas) {

@@ -202,6 +202,10 @@ std::vector<OpCase> CasesFor(const ElementalOp& row, PrimitiveType type) {
                      shape, "concatenate($p0, $p1), dimensions={1}")};
     case OpLowering::kScatter:
       return ScatterCases(row, type);
+    case OpLowering::kPad:
+      // 4 + 1 = 5 rows; 8 + 7 interior - 1 + 2 = 16 columns.
+      return {Simple(row, type, {shape, Array(type, "")}, Array(type, "5,16"),
+                     "pad($p0, $p1), padding=1_0x-1_2_1")};
     case OpLowering::kReduce: {
       // add for every type (defined for all), every other reducer where
       // the row has a function for the type.

@@ -130,6 +130,11 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
                                          instr, *arrays[0], *arrays[1]));
       return result;
     }
+    case HloOpcode::kPad: {
+      ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluatePad(
+                                         instr, *arrays[0], *arrays[1]));
+      return result;
+    }
     case HloOpcode::kDot: {
       ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateDot(
                                          instr, *arrays[0], *arrays[1]));

@@ -91,6 +91,12 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instr,
                                         const Literal& updates,
                                         const ScalarCombiner& combine);
 
+// pad: the padding value everywhere, operand element i at
+// edge_low + i * (interior + 1) where that lies in the result.
+absl::StatusOr<Literal> EvaluatePad(const HloInstruction& instr,
+                                    const Literal& operand,
+                                    const Literal& value);
+
 }  // namespace xla_lite::evaluator_internal
 
 #endif  // XLA_LITE_HLO_HLO_EVALUATOR_INTERNAL_H_

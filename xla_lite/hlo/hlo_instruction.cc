@@ -1,3 +1,4 @@
+#include "xla_lite/hlo/hlo_padding.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 
 #include <algorithm>
@@ -144,6 +145,9 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
     case HloOpcode::kSlice:
       attrs.push_back(
           absl::StrCat("slice=", SliceString(instr.slice_dimensions())));
+      break;
+    case HloOpcode::kPad:
+      attrs.push_back(absl::StrCat("padding=", PaddingString(instr.padding())));
       break;
     case HloOpcode::kDot: {
       const DotDimensionNumbers& dnums = instr.dot_dimension_numbers();

@@ -44,6 +44,7 @@ namespace xla_lite {
   V(kNegate, "negate")                     \
   V(kNot, "not")                           \
   V(kOr, "or")                             \
+  V(kPad, "pad")                           \
   V(kParameter, "parameter")               \
   V(kPower, "power")                       \
   V(kReduce, "reduce")                     \

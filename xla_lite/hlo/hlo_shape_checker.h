@@ -66,6 +66,8 @@ class Checker {
 // XLA's shape inference, batching dimensions included.
 absl::Status CheckGather(const Checker& c);
 absl::Status CheckScatter(const Checker& c);
+// pad(operand, padding_value): hlo_shape_checks_pad.cc.
+absl::Status CheckPad(const Checker& c);
 
 }  // namespace xla_lite::verifier_internal
 

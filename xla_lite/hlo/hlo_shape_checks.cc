@@ -378,6 +378,8 @@ absl::Status CheckDataMovement(const Checker& c) {
       return CheckGather(c);
     case HloOpcode::kScatter:
       return CheckScatter(c);
+    case HloOpcode::kPad:
+      return CheckPad(c);
     case HloOpcode::kReverse:
       RETURN_IF_ERROR(c.OperandCount(1));
       RETURN_IF_ERROR(c.AllArrays());

@@ -111,6 +111,14 @@ class Lowering {
   absl::StatusOr<int> LowerGather(const HloInstruction* gather, int index);
   absl::StatusOr<int> LowerConcatenate(const HloInstruction* concat,
                                        int index);
+  absl::StatusOr<int> LowerPad(const HloInstruction* pad, int index);
+  int Select(PrimitiveType type, int predicate, int on_true, int on_false) {
+    ExprOp select;
+    select.kind = ExprKind::kSelect;
+    select.type = type;
+    select.operands = {predicate, on_true, on_false};
+    return program_->Add(std::move(select));
+  }
   // Whether coordinate `dim` of `index` (over `dims`) is at least `lo`.
   int AtLeast(int index, const std::vector<int64_t>& dims, int64_t dim,
               int64_t lo);
@@ -223,6 +231,8 @@ absl::StatusOr<int> Lowering::LowerUncached(const HloInstruction* instr,
       return LowerGather(instr, index);
     case OpLowering::kConcatenate:
       return LowerConcatenate(instr, index);
+    case OpLowering::kPad:
+      return LowerPad(instr, index);
     case OpLowering::kScatter:
       return Load(instr, index);
     case OpLowering::kIota: {
@@ -449,15 +459,9 @@ absl::StatusOr<int> Lowering::LowerConcatenate(const HloInstruction* concat,
     // Clamped: lanes where another operand is selected still read in bounds.
     remap.dims[dim] = {0, dim, 1, -start, 1, size};
     ASSIGN_OR_RETURN(int v, Lower(operand, Remap(index, std::move(remap))));
-    if (value < 0) {
-      value = v;
-    } else {
-      ExprOp select;
-      select.kind = ExprKind::kSelect;
-      select.type = concat->shape().element_type();
-      select.operands = {AtLeast(index, dims, dim, start), v, value};
-      value = program_->Add(std::move(select));
-    }
+    value = value < 0 ? v
+                      : Select(concat->shape().element_type(),
+                               AtLeast(index, dims, dim, start), v, value);
     start += size;
   }
   if (value < 0) {  // Every operand is empty, and so is the result.
@@ -467,6 +471,36 @@ absl::StatusOr<int> Lowering::LowerConcatenate(const HloInstruction* concat,
     value = program_->Add(std::move(zero));
   }
   return value;
+}
+
+// An output element is the operand's when each coordinate lies within the
+// operand's span and on its interior stride; the operand is read at the
+// coordinate clamped into it either way, so no lane reads out of bounds.
+absl::StatusOr<int> Lowering::LowerPad(const HloInstruction* pad, int index) {
+  const HloInstruction* operand = pad->operand(0);
+  const HloInstruction* padding_value = pad->operand(1);
+  ASSIGN_OR_RETURN(int fill, Lower(padding_value,
+                                   Remap(index, SingleSource(pad, padding_value))));
+  if (operand->shape().ElementCount() == 0) return fill;
+  const std::vector<int64_t>& dims = pad->shape().dimensions();
+  const std::vector<int64_t>& operand_dims = operand->shape().dimensions();
+  IndexRemap remap = SingleSource(pad, operand);
+  ExprOp inside;
+  inside.kind = ExprKind::kIndexInBounds;
+  inside.type = PrimitiveType::PRED;
+  inside.operands = {index};
+  inside.bounds.dims = dims;
+  for (int64_t t = 0; t < dims.size(); ++t) {
+    const PaddingDimension& p = pad->padding().at(t);
+    const int64_t stride = p.interior + 1;
+    remap.dims[t] = {0, t, 1, -p.edge_low, stride, operand_dims[t]};
+    inside.bounds.bounds.push_back(
+        {t, p.edge_low, p.edge_low + (operand_dims[t] - 1) * stride + 1,
+         stride});
+  }
+  ASSIGN_OR_RETURN(int value, Lower(operand, Remap(index, std::move(remap))));
+  return Select(pad->shape().element_type(),
+                program_->Add(std::move(inside)), value, fill);
 }
 
 }  // namespace

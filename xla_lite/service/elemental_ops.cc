@@ -163,6 +163,7 @@ std::vector<ElementalOp> MakeTable() {
              XL_SCALAR(xl_not_pred)),
       Reducer(Scalar(H::kOr, 2, kArithmetic, none, XL_SCALAR(xl_or_s32),
                      XL_SCALAR(xl_or_pred))),
+      Other(H::kPad, 2, F::kDataMovement, L::kPad, 0, kKernelTypes),
       Other(H::kParameter, 0, F::kNotFusible, L::kBuffer, 0, kAnyType),
       Scalar(H::kPower, 2, kExpensive, XL_SCALAR(xl_power_f32),
              XL_SCALAR(xl_power_s32)),

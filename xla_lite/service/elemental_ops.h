@@ -92,6 +92,7 @@ enum class OpLowering {
   kReduce,
   kGather,       // Loads at an index computed from loaded start indices.
   kConcatenate,  // Selects between its operands by coordinate.
+  kPad,          // Selects the operand or the padding value by coordinate.
   kScatter,
 };
 

@@ -56,6 +56,7 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   clone->set_indices_are_sorted(source.indices_are_sorted());
   clone->set_unique_indices(source.unique_indices());
   clone->set_slice_dimensions(source.slice_dimensions());
+  clone->set_padding(source.padding());
   clone->set_to_apply(source.to_apply());
   clone->set_source_line(source.source_line());
   HloInstruction* instr = computation->AddInstruction(std::move(clone));
