@@ -133,24 +133,12 @@ void Interpreter::EvaluateRemap(int id, int64_t lanes) {
   Register& out = registers_[id];
   if (!op.remap.IsAffine()) {
     // Clamped or divided coordinates (concatenate, pad): per dimension.
+    std::vector<int64_t> sources(op.operands.size());
     for (int64_t l = 0; l < lanes; ++l) {
-      std::vector<int64_t> sources;
-      for (int operand : op.operands) {
-        sources.push_back(registers_[operand].index[l]);
+      for (int k = 0; k < op.operands.size(); ++k) {
+        sources[k] = registers_[op.operands[k]].index[l];
       }
-      const IndexRemap& remap = op.remap;
-      std::vector<int64_t> strides = RowMajorStrides(remap.target);
-      int64_t linear = 0;
-      for (int64_t t = 0; t < remap.target.size(); ++t) {
-        const IndexRemap::Dim& d = remap.dims[t];
-        int64_t c = 0;
-        if (d.source >= 0) {
-          const std::vector<int64_t>& dims = remap.sources[d.source];
-          c = sources[d.source] / RowMajorStrides(dims)[d.dim] % dims[d.dim];
-        }
-        linear += d.Apply(c) * strides[t];
-      }
-      out.index[l] = linear;
+      out.index[l] = op.remap.Apply(sources);
     }
     return;
   }

@@ -106,21 +106,25 @@ int64_t EvaluateIndex(const KernelProgram& program, int op, int64_t index,
       LOG(FATAL) << "op " << op << " is not a static index: "
                  << expr.ToString(op);
   }
-  const IndexRemap& remap = expr.remap;
   std::vector<int64_t> sources;
   for (int operand : expr.operands) {
     sources.push_back(EvaluateIndex(program, operand, index, reduce_index));
   }
-  std::vector<int64_t> target_strides = RowMajorStrides(remap.target);
+  return expr.remap.Apply(sources);
+}
+
+int64_t IndexRemap::Apply(const std::vector<int64_t>& source_indices) const {
+  std::vector<int64_t> target_strides = RowMajorStrides(target);
   int64_t linear = 0;
-  for (int64_t t = 0; t < remap.target.size(); ++t) {
-    const IndexRemap::Dim& d = remap.dims[t];
-    int64_t source = 0;
+  for (int64_t t = 0; t < target.size(); ++t) {
+    const Dim& d = dims[t];
+    int64_t c = 0;
     if (d.source >= 0) {
-      const std::vector<int64_t>& dims = remap.sources[d.source];
-      source = sources[d.source] / RowMajorStrides(dims)[d.dim] % dims[d.dim];
+      const std::vector<int64_t>& from = sources[d.source];
+      c = source_indices[d.source] / RowMajorStrides(from)[d.dim] %
+          from[d.dim];
     }
-    linear += d.Apply(source) * target_strides[t];
+    linear += d.Apply(c) * target_strides[t];
   }
   return linear;
 }

@@ -54,6 +54,8 @@ struct IndexRemap {
   std::vector<int64_t> target;
   std::vector<Dim> dims;  // One per target dimension.
 
+  // The target index for `sources` (one linear index per source).
+  int64_t Apply(const std::vector<int64_t>& sources) const;
   // True when the result always equals source 0's index.
   bool IsIdentity() const;
   // True when every dimension is affine (see Dim::IsAffine).
