@@ -6,9 +6,20 @@
 // Comparison (CompareLiterals): element error |a - b| / max(|b|, 1e-3) must
 // be at most 1e-4; the floor makes the bound an absolute 1e-7 for values
 // near zero, which no relative bound can promise after cancellation.
+// Models that compute in bf16 (transformer_bf16_tiny: f32 parameters, bf16
+// activations) are held to a bf16 bound instead: relative L2 error of each
+// output at most 2e-2, and each element within 5e-2 of the output's largest
+// magnitude. The references come from XLA's CPU compiler, which keeps f32
+// between bf16 ops where it may (xla_allow_excess_precision), while the
+// compiler here rounds every bf16 op as the HLO says; a value near a
+// rounding boundary then lands on the neighbouring bf16 value (2^-8
+// apart), and the backward pass and Adam carry that into every gradient
+// (about 1% relative L2 on the Adam moments: the same bound and reasoning
+// as tests/hlo/jax_transformer_test, whose evaluator rounds the same way).
 // Models exported without data (mlp_wide) are compiled and run one step on
 // random inputs, checking only that the loss is finite.
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -22,6 +33,7 @@
 #include "stream_executor/platform_manager.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
+#include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/hlo/npy.h"
 
 namespace xla_lite::testing {
@@ -31,6 +43,58 @@ std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
   for (const auto& [name, dir] : ModelDirectories()) names.push_back(name);
   return names;
+}
+
+// Exporters write a scalar as shape (1,): the same element as the f32[]
+// the module declares. Arrays are taken at `shapes` when element type and
+// count agree.
+std::vector<Literal> AsShapes(std::vector<Literal> arrays,
+                              const std::vector<Shape>& shapes) {
+  for (size_t i = 0; i < arrays.size() && i < shapes.size(); ++i) {
+    const Shape logical =
+        Shape::Array(shapes[i].element_type(), shapes[i].dimensions());
+    if (arrays[i].shape().element_type() == logical.element_type() &&
+        arrays[i].element_count() == logical.ElementCount()) {
+      arrays[i] = Literal(logical, arrays[i].bytes());
+    }
+  }
+  return arrays;
+}
+
+// The bf16 bound (see the top of this file); OK or the first failure.
+absl::Status CompareAtBf16(const Literal& actual, const Literal& expected) {
+  if (!primitive_util::IsFloatingPointType(expected.shape().element_type())) {
+    return CompareLiterals(actual, expected);
+  }
+  if (actual.element_count() != expected.element_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(actual.element_count(), " elements, expected ",
+                     expected.element_count()));
+  }
+  double scale = 0, diff2 = 0, norm2 = 0;
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    const double a = actual.GetAsDouble(i), e = expected.GetAsDouble(i);
+    if (!std::isfinite(a)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("element ", i, " is ", a, ", expected ", e));
+    }
+    scale = std::max(scale, std::fabs(e));
+    diff2 += (a - e) * (a - e);
+    norm2 += e * e;
+  }
+  if (std::sqrt(diff2) > 2e-2 * std::sqrt(norm2)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("relative L2 error ", std::sqrt(diff2 / norm2)));
+  }
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    const double a = actual.GetAsDouble(i), e = expected.GetAsDouble(i);
+    if (std::fabs(a - e) > 5e-2 * scale) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("element ", i, ": got ", a, ", expected ", e,
+                       " (largest magnitude ", scale, ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 TEST(ModelsTest, ModelsArePresent) {
@@ -79,16 +143,29 @@ class ModelTest : public ::testing::TestWithParam<
   }
 
   void ExpectMatchesJax(int steps, const DebugOptions& options) {
-    std::vector<Literal> inputs = ReadArrays(dir_ + "/input_");
-    std::vector<Literal> expected =
-        ReadArrays(absl::StrCat(dir_, "/reference_step", steps, "/output_"));
+    auto module = Parse(hlo_);
+    ASSERT_TRUE(module.ok()) << module.status();
+    const ComputationLayout& layout = (*module)->entry_computation_layout();
+    std::vector<Literal> inputs =
+        AsShapes(ReadArrays(dir_ + "/input_"), layout.parameter_shapes);
+    std::vector<Shape> result_shapes = {layout.result_shape};
+    if (layout.result_shape.IsTuple()) {
+      result_shapes = layout.result_shape.tuple_shapes();
+    }
+    std::vector<Literal> expected = AsShapes(
+        ReadArrays(absl::StrCat(dir_, "/reference_step", steps, "/output_")),
+        result_shapes);
     ASSERT_FALSE(inputs.empty());
     ASSERT_FALSE(expected.empty()) << "no reference for " << steps << " steps";
+    // Computing in bf16 anywhere (f32 parameters and bf16 activations
+    // included) asks for the bf16 bound.
+    const bool bf16 = hlo_.find("bf16[") != std::string::npos;
     auto actual = CompileAndRunOn(executor_, hlo_, inputs, options, steps);
     ASSERT_TRUE(actual.ok()) << actual.status();
     ASSERT_EQ(actual->size(), expected.size());
     for (int i = 0; i < expected.size(); ++i) {
-      absl::Status same = CompareLiterals((*actual)[i], expected[i]);
+      absl::Status same = bf16 ? CompareAtBf16((*actual)[i], expected[i])
+                               : CompareLiterals((*actual)[i], expected[i]);
       EXPECT_TRUE(same.ok()) << "output " << i << " after " << steps
                              << " steps: " << same;
     }

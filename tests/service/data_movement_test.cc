@@ -1,6 +1,6 @@
-// Broadcast, iota, reshape, transpose, slice, reverse and constants: pure
-// index arithmetic inside fused kernels, on every platform, against the
-// HloEvaluator.
+// Broadcast, iota, reshape, transpose, slice, reverse, concatenate, pad and
+// constants: index arithmetic inside fused kernels, on every platform,
+// against the HloEvaluator.
 
 #include <string>
 #include <vector>
@@ -126,6 +126,105 @@ ENTRY main {
 })",
                                            dims));
   }
+}
+
+TEST_P(DataMovementTest, ConcatenateTwoOperandsAlongEachDimension) {
+  // a[2,3,4] and b (3 along dimension d), multiplied by a third parameter
+  // in the same kernel.
+  for (int d = 0; d < 3; ++d) {
+    std::vector<int64_t> b_dims = {2, 3, 4}, out_dims = {2, 3, 4};
+    b_dims[d] = 3;
+    out_dims[d] += 3;
+    SCOPED_TRACE(absl::StrCat("dimension ", d));
+    ExpectMatchesEvaluator(absl::StrFormat(R"(
+HloModule concatenate2
+
+ENTRY main {
+  a = f32[2,3,4] parameter(0)
+  b = f32[%s] parameter(1)
+  y = f32[%s] parameter(2)
+  c = f32[%s] concatenate(a, b), dimensions={%d}
+  ROOT r = f32[%s] multiply(c, y)
+})",
+                                           absl::StrJoin(b_dims, ","),
+                                           absl::StrJoin(out_dims, ","),
+                                           absl::StrJoin(out_dims, ","), d,
+                                           absl::StrJoin(out_dims, ",")));
+  }
+}
+
+TEST_P(DataMovementTest, ConcatenateThreeFusedOperands) {
+  // The attention backward's q/k/v gradients joined along the last
+  // dimension; each operand is itself a fused expression, and the result
+  // feeds a gemm and a reduction, as in the transformer exports.
+  ExpectMatchesEvaluator(R"(
+HloModule concatenate3
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  q = f32[2,4,3] parameter(0)
+  k = f32[2,4,3] parameter(1)
+  v = f32[2,4,5] parameter(2)
+  w = f32[11,6] parameter(3)
+  eq = f32[2,4,3] exponential(q)
+  nk = f32[2,4,3] negate(k)
+  tv = f32[2,4,5] tanh(v)
+  c = f32[2,4,11] concatenate(eq, nk, tv), dimensions={2}
+  d = f32[2,4,6] dot(c, w), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  s = f32[11] reduce(c, z), dimensions={0,1}, to_apply=add
+  ROOT r = (f32[2,4,6], f32[11]) tuple(d, s)
+})");
+}
+
+TEST_P(DataMovementTest, PadForms) {
+  // Edges, negative edges (cropping), interior padding and all three at
+  // once; the padding value is a parameter, the result feeds a fused
+  // multiply.
+  struct Case {
+    const char* padding;
+    const char* out;
+  };
+  for (const Case& c : std::vector<Case>{{"2_1x0_3", "7,8"},
+                                         {"-1_0x-2_-1", "3,2"},
+                                         {"0_0_2x0_0_1", "10,9"},
+                                         {"1_-2_1x-3_2_2", "6,12"}}) {
+    SCOPED_TRACE(c.padding);
+    ExpectMatchesEvaluator(absl::StrFormat(R"(
+HloModule pad
+
+ENTRY main {
+  x = f32[4,5] parameter(0)
+  v = f32[] parameter(1)
+  y = f32[%s] parameter(2)
+  e = f32[4,5] exponential(x)
+  p = f32[%s] pad(e, v), padding=%s
+  ROOT r = f32[%s] multiply(p, y)
+})",
+                                           c.out, c.out, c.padding, c.out));
+  }
+}
+
+TEST_P(DataMovementTest, CausalMaskFromIotas) {
+  // tril: iotas broadcast along either dimension, compared, selected.
+  ExpectMatchesEvaluator(R"(
+HloModule tril
+
+ENTRY main {
+  x = f32[6,6] parameter(0)
+  i = s32[6] iota(), iota_dimension=0
+  rows = s32[6,6] broadcast(i), dimensions={0}
+  cols = s32[6,6] broadcast(i), dimensions={1}
+  ge = pred[6,6] compare(rows, cols), direction=GE
+  big = f32[] constant(-1e9)
+  masked = f32[6,6] broadcast(big), dimensions={}
+  ROOT r = f32[6,6] select(ge, x, masked)
+})");
 }
 
 TEST_P(DataMovementTest, ArrayAndScalarConstants) {

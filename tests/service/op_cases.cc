@@ -153,6 +153,35 @@ std::vector<OpCase> ConvertCases(const ElementalOp& row, PrimitiveType type) {
   return cases;
 }
 
+// Scatters of `type` into a 6x8 operand, adding (4 rows at parameter
+// indices, repeats and out-of-range ones included) or assigning (at rows
+// 0 to 3, so that no two updates race for one element).
+std::vector<OpCase> ScatterCases(const ElementalOp& row, PrimitiveType type) {
+  const std::string t = Name(type);
+  const std::string form =
+      "update_window_dims={1}, inserted_window_dims={0}, "
+      "scatter_dims_to_operand_dims={0}, index_vector_dim=1";
+  OpCase add = Simple(row, type,
+                      {Array(type, "6,8"), "s32[4,1]", Array(type, "4,8")},
+                      Array(type, "6,8"),
+                      "scatter($p0, $p1, $p2), " + form + ", to_apply=$_add");
+  add.label = absl::StrCat("scatter.", t, ".add");
+  add.computations = absl::StrCat("$_add {\n  a = ", t, "[] parameter(0)\n  b = ",
+                                  t, "[] parameter(1)\n  ROOT c = ", t,
+                                  "[] add(a, b)\n}\n");
+  OpCase assign = Simple(row, type, {Array(type, "6,8"), Array(type, "4,8")},
+                         Array(type, "6,8"),
+                         "scatter($p0, $_ids, $p1), " + form +
+                             ", to_apply=$_assign");
+  assign.label = absl::StrCat("scatter.", t, ".assign");
+  assign.body.insert(assign.body.begin(),
+                     "$_ids = s32[4,1] iota(), iota_dimension=0");
+  assign.computations = absl::StrCat("$_assign {\n  a = ", t,
+                                     "[] parameter(0)\n  ROOT b = ", t,
+                                     "[] parameter(1)\n}\n");
+  return {add, assign};
+}
+
 std::vector<OpCase> CasesFor(const ElementalOp& row, PrimitiveType type) {
   const std::string shape = Array(type, "4,8");
   switch (row.lowering) {
@@ -218,6 +247,21 @@ std::vector<OpCase> CasesFor(const ElementalOp& row, PrimitiveType type) {
           "[] parameter(1)\n  ROOT c = ", t, "[] add(a, b)\n}\n");
       return {c};
     }
+    case OpLowering::kGather:
+      // Random indices in [-2, 2]: the negative ones are clamped.
+      return {Simple(row, type, {shape, "s32[3,1]"}, Array(type, "3,8"),
+                     "gather($p0, $p1), offset_dims={1}, "
+                     "collapsed_slice_dims={0}, start_index_map={0}, "
+                     "index_vector_dim=1, slice_sizes={1,8}")};
+    case OpLowering::kConcatenate:
+      return {Simple(row, type, {Array(type, "4,3"), Array(type, "4,5")},
+                     shape, "concatenate($p0, $p1), dimensions={1}")};
+    case OpLowering::kScatter:
+      return ScatterCases(row, type);
+    case OpLowering::kPad:
+      // 4 + 1 = 5 rows; 8 + 7 interior - 1 + 2 = 16 columns.
+      return {Simple(row, type, {shape, Array(type, "")}, Array(type, "5,16"),
+                     "pad($p0, $p1), padding=1_0x-1_2_1")};
     case OpLowering::kReduce: {
       // add for every type (defined for all), every other reducer where
       // the row has a function for the type.

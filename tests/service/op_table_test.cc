@@ -158,9 +158,12 @@ TEST_P(OpTableCompileTest, EveryRowOnEveryTypeIsWhatTheTableSays) {
     ASSERT_FALSE(executable.ok()) << hlo;
     const absl::Status& status = executable.status();
     EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    // "instruction op (line N): <opcode> of <type> ...".
+    EXPECT_TRUE(absl::StrContains(status.message(), "instruction op (line "))
+        << status;
     EXPECT_TRUE(absl::StrContains(
-        status.message(), absl::StrCat("instruction op: ",
-                                       HloOpcodeString(c.row->opcode), " of ")))
+        status.message(),
+        absl::StrCat("): ", HloOpcodeString(c.row->opcode), " of ")))
         << status;
     EXPECT_TRUE(absl::StrContains(
         status.message(), primitive_util::LowercasePrimitiveTypeName(c.type)))

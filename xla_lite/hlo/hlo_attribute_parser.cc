@@ -1,3 +1,4 @@
+#include "xla_lite/hlo/hlo_padding.h"
 #include "xla_lite/hlo/hlo_attribute_parser.h"
 
 #include <utility>
@@ -39,6 +40,7 @@ class AttributeParser {
   absl::StatusOr<std::vector<PrecisionConfig>> ParsePrecisionList();
   absl::StatusOr<std::vector<SliceDimension>> ParseSlice();
   absl::StatusOr<SliceDimension> ParseSliceDimension();
+  absl::StatusOr<std::vector<PaddingDimension>> ParsePaddingAttribute();
 
   TokenCursor& cursor_;
   const absl::flat_hash_map<std::string, HloComputation*>& computations_;
@@ -67,6 +69,7 @@ const std::vector<std::string>& RequiredAttributes(HloOpcode opcode) {
             "index_vector_dim", "slice_sizes"}},
           {HloOpcode::kGetTupleElement, {"index"}},
           {HloOpcode::kIota, {"iota_dimension"}},
+          {HloOpcode::kPad, {"padding"}},
           {HloOpcode::kReduce, {"dimensions", "to_apply"}},
           {HloOpcode::kReduceWindow, {"window", "to_apply"}},
           {HloOpcode::kReverse, {"dimensions"}},
@@ -178,6 +181,10 @@ absl::Status AttributeParser::ParseAttribute(HloInstruction* instr) {
   } else if (key == "slice") {
     ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, ParseSlice());
     instr->set_slice_dimensions(std::move(slice));
+  } else if (key == "padding" && instr->opcode() == HloOpcode::kPad) {
+    ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding,
+                     ParsePaddingAttribute());
+    instr->set_padding(std::move(padding));
   } else {
     // metadata, sharding, backend_config, frontend_attributes, kind, ...:
     // nothing that changes the values computed.
@@ -373,6 +380,26 @@ absl::StatusOr<std::vector<SliceDimension>> AttributeParser::ParseSlice() {
   }
   RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRbrace, "',' or '}'"));
   return slice;
+}
+
+// padding=1_0x-1_2_1. The lexer splits it where a number meets a '_' (a
+// number, then a name), so its tokens on this line are joined again.
+absl::StatusOr<std::vector<PaddingDimension>>
+AttributeParser::ParsePaddingAttribute() {
+  const Token first = cursor_.Peek();
+  std::string text;
+  while ((cursor_.At(TokenKind::kInt) || cursor_.At(TokenKind::kName)) &&
+         cursor_.Peek().line == first.line) {
+    absl::StrAppend(&text, cursor_.Next().text);
+  }
+  if (text.empty()) {
+    return cursor_.ErrorAt(first, "padding low_high[_interior]x...");
+  }
+  absl::StatusOr<std::vector<PaddingDimension>> padding = ParsePadding(text);
+  if (!padding.ok()) {
+    return cursor_.ErrorWithMessage(first, padding.status().message());
+  }
+  return padding;
 }
 
 absl::StatusOr<SliceDimension> AttributeParser::ParseSliceDimension() {

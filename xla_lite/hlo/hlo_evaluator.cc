@@ -182,6 +182,11 @@ absl::StatusOr<Value> Evaluator::EvaluateInstruction(
           "evaluator: custom-call to '", instr.custom_call_target(),
           "' (shard_map modules are split into their per-device program "
           "first)"));
+    case HloOpcode::kPad: {
+      ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluatePad(
+                                         instr, *arrays[0], *arrays[1]));
+      return result;
+    }
     case HloOpcode::kDot: {
       ASSIGN_OR_RETURN(result.array, evaluator_internal::EvaluateDot(
                                          instr, *arrays[0], *arrays[1]));

@@ -157,6 +157,11 @@ struct DeviceContext {
 absl::StatusOr<Literal> EvaluateCollective(
     const HloInstruction& instr, absl::Span<const Literal* const> operands,
     DeviceContext& ctx, const ScalarCombiner& combine);
+// pad: the padding value everywhere, operand element i at
+// edge_low + i * (interior + 1) where that lies in the result.
+absl::StatusOr<Literal> EvaluatePad(const HloInstruction& instr,
+                                    const Literal& operand,
+                                    const Literal& value);
 
 }  // namespace xla_lite::evaluator_internal
 

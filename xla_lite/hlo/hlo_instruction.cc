@@ -1,3 +1,4 @@
+#include "xla_lite/hlo/hlo_padding.h"
 #include "xla_lite/hlo/hlo_instruction.h"
 
 #include <algorithm>
@@ -207,6 +208,8 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
       AppendWindowAttributes(instr, &attrs);
+    case HloOpcode::kPad:
+      attrs.push_back(absl::StrCat("padding=", PaddingString(instr.padding())));
       break;
     case HloOpcode::kDot: {
       const DotDimensionNumbers& dnums = instr.dot_dimension_numbers();

@@ -42,6 +42,13 @@ struct SliceDimension {
   int64_t start = 0, limit = 0, stride = 1;
 };
 
+// pad's padding per dimension (XLA's PaddingConfig): elements of the
+// padding value added before and after the operand's (a negative edge
+// removes elements) and between each two neighbours.
+struct PaddingDimension {
+  int64_t edge_low = 0, edge_high = 0, interior = 0;
+};
+
 // gather's dimension numbers, with XLA's names and meaning. The output's
 // dimensions are offset_dims (positions within a slice) and batch
 // dimensions (the others, one per start_indices dimension other than
@@ -237,8 +244,12 @@ class HloInstruction {
   // The value of frontend attribute `key`, or nullptr.
   const std::string* FrontendAttribute(const std::string& key) const;
 
+  // kPad: one per operand dimension.
+  const std::vector<PaddingDimension>& padding() const { return padding_; }
+  void set_padding(std::vector<PaddingDimension> p) { padding_ = std::move(p); }
   // The computation a kReduce, kReduceWindow, kScatter or kCall applies
-  // (to_apply=), or a kFusion's fused computation (calls=). Owned by the module.
+  // (to_apply=), or a kFusion's fused computation (calls=). Owned by the
+  // module.
   HloComputation* to_apply() const { return to_apply_; }
   void set_to_apply(HloComputation* c) { to_apply_ = c; }
   HloComputation* fused_computation() const { return to_apply_; }
@@ -295,6 +306,7 @@ class HloInstruction {
   ComparisonDirection direction_ = ComparisonDirection::kEq;
   std::optional<ComparisonType> comparison_type_;
   std::vector<SliceDimension> slice_;
+  std::vector<PaddingDimension> padding_;
   GatherDimensionNumbers gather_;
   std::vector<int64_t> slice_sizes_;
   ScatterDimensionNumbers scatter_;

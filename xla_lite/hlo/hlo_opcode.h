@@ -52,6 +52,7 @@ namespace xla_lite {
   V(kNegate, "negate")                     \
   V(kNot, "not")                           \
   V(kOr, "or")                             \
+  V(kPad, "pad")                           \
   V(kParameter, "parameter")               \
   V(kPartitionId, "partition-id")          \
   V(kPower, "power")                       \

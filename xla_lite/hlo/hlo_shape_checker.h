@@ -81,6 +81,8 @@ absl::Status CheckDynamicUpdateSlice(const Checker& c);
 // all-reduce, all-gather, reduce-scatter, collective-permute, replica-id,
 // partition-id and custom-call.
 absl::Status CheckCollective(const Checker& c);
+// pad(operand, padding_value): hlo_shape_checks_pad.cc.
+absl::Status CheckPad(const Checker& c);
 
 }  // namespace xla_lite::verifier_internal
 

@@ -382,6 +382,8 @@ absl::Status CheckDataMovement(const Checker& c) {
       return CheckDynamicSlice(c);
     case HloOpcode::kDynamicUpdateSlice:
       return CheckDynamicUpdateSlice(c);
+    case HloOpcode::kPad:
+      return CheckPad(c);
     case HloOpcode::kReverse:
       RETURN_IF_ERROR(c.OperandCount(1));
       RETURN_IF_ERROR(c.AllArrays());

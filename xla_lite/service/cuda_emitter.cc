@@ -154,6 +154,17 @@ std::string RemapExpr(const IndexRemap& remap,
   int64_t constant = 0;
   for (int64_t t = 0; t < remap.target.size(); ++t) {
     const IndexRemap::Dim& d = remap.dims[t];
+    if (!d.IsAffine()) {
+      // Signed, then clamped into the target: see IndexRemap::Dim.
+      std::string c = d.source < 0 ? "0"
+                                   : CoordinateExpr(sources[d.source],
+                                                    remap.sources[d.source],
+                                                    d.dim);
+      terms.push_back(absl::StrCat(
+          "(idx_t)xl_clamp_coordinate((long long)", c, " * ", d.scale, " + ",
+          d.offset, "LL, ", d.divisor, "LL, ", d.limit, "LL) * ", strides[t]));
+      continue;
+    }
     constant += d.offset * strides[t];
     if (d.source < 0) continue;
     std::string c = CoordinateExpr(sources[d.source],
@@ -171,6 +182,23 @@ std::string RemapExpr(const IndexRemap& remap,
   }
   if (constant != 0 || terms.empty()) terms.push_back(absl::StrCat(constant));
   return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}
+
+// The coordinate tests of kIndexInBounds, in signed arithmetic.
+std::string InBoundsExpr(const IndexBounds& bounds, const std::string& index) {
+  std::vector<std::string> tests;
+  for (const IndexBounds::Bound& b : bounds.bounds) {
+    std::string c = absl::StrCat("(long long)",
+                                 CoordinateExpr(index, bounds.dims, b.dim));
+    tests.push_back(absl::StrCat(c, " >= ", b.lo, "LL && ", c, " < ", b.hi,
+                                 "LL"));
+    if (b.stride != 1) {
+      tests.push_back(absl::StrCat("(", c, " - ", b.lo, "LL) % ", b.stride,
+                                   "LL == 0"));
+    }
+  }
+  if (tests.empty()) return "true";
+  return absl::StrCat("(", absl::StrJoin(tests, " && "), ")");
 }
 
 class Emitter {
@@ -202,6 +230,29 @@ class Emitter {
         return absl::StrCat("const idx_t ", Name(id), " = ",
                             RemapExpr(op.remap, sources), ";");
       }
+      case ExprKind::kDynamicIndex: {
+        std::vector<std::string> terms = {in(0)};
+        for (int k = 0; k < op.dynamic.size(); ++k) {
+          terms.push_back(absl::StrCat("(idx_t)xl_clamp_start(", in(k + 1),
+                                       ", ", op.dynamic[k].max, ") * ",
+                                       op.dynamic[k].factor));
+        }
+        return absl::StrCat("const idx_t ", Name(id), " = ",
+                            absl::StrJoin(terms, " + "), ";");
+      }
+      case ExprKind::kDynamicInBounds: {
+        std::vector<std::string> tests;
+        for (int k = 0; k < op.dynamic.size(); ++k) {
+          tests.push_back(absl::StrCat("(", in(k), " >= 0 && ", in(k), " <= ",
+                                       op.dynamic[k].max, ")"));
+        }
+        e = tests.empty() ? "true"
+                          : absl::StrCat("(", absl::StrJoin(tests, " && "), ")");
+        break;
+      }
+      case ExprKind::kIndexInBounds:
+        e = InBoundsExpr(op.bounds, in(0));
+        break;
       case ExprKind::kLoad:
         e = LoadExpr(op.type,
                      absl::StrCat("p", parameters_.input_param[op.input], "[",
@@ -262,6 +313,7 @@ class Emitter {
 
   std::string LoopBody() const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
+  std::string ScatterBody() const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const {
     return CallExpr(program_.reducer_function(),
@@ -315,6 +367,85 @@ std::string Emitter::LoopBody() const {
     absl::StrAppend(&body, "    }\n");
   }
   absl::StrAppend(&body, "  }\n");
+  return body;
+}
+
+// Combines `value` into output 0 at `target`, atomically: several updates
+// may land on one element, in no defined order.
+std::string ScatterCombine(const KernelProgram& program,
+                           const KernelParameters& parameters,
+                           const std::string& value,
+                           const std::string& target) {
+  const PrimitiveType type = program.outputs()[0].buffer.type;
+  const std::string element = absl::StrCat(
+      "p", parameters.output_param[0], "[", target, "]");
+  const ScalarFunction* combiner = program.combiner();
+  if (combiner == nullptr) {
+    return absl::StrCat(element, " = ", StoreExpr(type, value), ";");
+  }
+  const HloOpcode opcode = program.combiner_opcode();
+  if (type == PrimitiveType::PRED) {
+    // Idempotent stores: or-like combiners only ever set, and-like clear.
+    const bool sets = opcode == HloOpcode::kAdd || opcode == HloOpcode::kOr ||
+                      opcode == HloOpcode::kMaximum;
+    return sets ? absl::StrCat("if (", value, ") ", element, " = 1;")
+                : absl::StrCat("if (!", value, ") ", element, " = 0;");
+  }
+  if (opcode == HloOpcode::kAdd &&
+      (type == PrimitiveType::F32 || type == PrimitiveType::S32)) {
+    return absl::StrCat("atomicAdd(&", element, ", ", value, ");");
+  }
+  if (type == PrimitiveType::S32 && (opcode == HloOpcode::kMaximum ||
+                                     opcode == HloOpcode::kMinimum)) {
+    return absl::StrCat(opcode == HloOpcode::kMaximum ? "atomicMax(&"
+                                                      : "atomicMin(&",
+                        element, ", ", value, ");");
+  }
+  const std::string combined =
+      CallExpr(*combiner, type, {LoadExpr(type, "old_value"), value});
+  if (type == PrimitiveType::F32 || type == PrimitiveType::S32) {
+    const bool is_float = type == PrimitiveType::F32;
+    return absl::StrCat(
+        "unsigned int* word = (unsigned int*)&", element, ";\n",
+        "        unsigned int seen = *word, assumed;\n",
+        "        do {\n          assumed = seen;\n",
+        "          const ", is_float ? "float" : "int", " old_value = ",
+        is_float ? "__uint_as_float(assumed)" : "(int)assumed", ";\n",
+        "          const ", ComputeType(type), " next = ", combined, ";\n",
+        "          seen = atomicCAS(word, assumed, ",
+        is_float ? "__float_as_uint(next)" : "(unsigned int)next", ");\n",
+        "        } while (seen != assumed);");
+  }
+  // 16-bit floats: a compare-and-swap of the aligned 32-bit word holding
+  // the element, the other half written back as it was.
+  return absl::StrCat(
+      "unsigned long long address = (unsigned long long)&", element, ";\n",
+      "        unsigned int* word = (unsigned int*)(address & ~3ull);\n",
+      "        const unsigned int shift = (address & 2ull) ? 16u : 0u;\n",
+      "        unsigned int seen = *word, assumed;\n",
+      "        do {\n          assumed = seen;\n",
+      "          const unsigned short old_value = (unsigned short)(assumed >> "
+      "shift);\n",
+      "          const unsigned int next = ",
+      StoreExpr(type, combined), ";\n",
+      "          seen = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) "
+      "| (next << shift));\n",
+      "        } while (seen != assumed);");
+}
+
+std::string Emitter::ScatterBody() const {
+  const int value = program_.outputs()[0].op;
+  std::string body = absl::StrCat(
+      "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
+      program_.update_elements(), "; i += (idx_t)gridDim.x * blockDim.x) {\n");
+  EmitOps(program_.Closure({value, program_.scatter_target_op(),
+                            program_.scatter_valid_op()}),
+          "    ", &body);
+  absl::StrAppend(&body, "    if (", Name(program_.scatter_valid_op()),
+                  ") {\n      ",
+                  ScatterCombine(program_, parameters_, Name(value),
+                                 Name(program_.scatter_target_op())),
+                  "\n    }\n  }\n");
   return body;
 }
 
@@ -438,8 +569,9 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
 }
 
 bool NeedsWideIndex(const KernelProgram& program) {
-  int64_t max = std::max<int64_t>(program.MaxOutputElements(),
-                                  program.reduced_elements());
+  int64_t max = std::max({program.MaxOutputElements(),
+                          program.reduced_elements(),
+                          program.update_elements()});
   for (const KernelBuffer& input : program.inputs()) {
     max = std::max(max, input.element_count);
   }
@@ -471,6 +603,9 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
   int64_t n = program.kind() == KernelProgram::Kind::kReduce
                   ? program.outputs()[0].buffer.element_count
                   : program.MaxOutputElements();
+  if (program.kind() == KernelProgram::Kind::kScatter) {
+    n = program.update_elements();
+  }
   int64_t blocks = (n + kLoopThreads - 1) / kLoopThreads;
   return se::LaunchDimensions(
       static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, kMaxBlocks)),
@@ -478,6 +613,20 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
 }
 
 namespace {
+
+// Clamped coordinates (concatenate, pad) and start indices (gather,
+// scatter); see IndexRemap::Dim and DynamicTerm.
+constexpr char kIndexHelpers[] = R"(
+static __device__ __forceinline__ long long xl_clamp_coordinate(
+    long long v, long long divisor, long long limit) {
+  v /= divisor;
+  if (limit > 0) v = v < 0 ? 0 : (v >= limit ? limit - 1 : v);
+  return v;
+}
+static __device__ __forceinline__ int xl_clamp_start(int v, int max) {
+  return v < 0 ? 0 : (v > max ? max : v);
+}
+)";
 
 // What every emitted source starts with: `title`, the programs it runs
 // (as comments), the index type wide enough for all of them and the
@@ -495,7 +644,8 @@ std::string Prelude(const std::string& title,
   absl::StrAppend(&text, "\n",
                   wide ? "typedef unsigned long long idx_t;\n"
                        : "typedef unsigned int idx_t;\n",
-                  kFloat16DeviceSource, kElementalScalarOpsDeviceSource);
+                  kFloat16DeviceSource, kElementalScalarOpsDeviceSource,
+                  kIndexHelpers);
   return text;
 }
 
@@ -590,6 +740,8 @@ std::string EmitCudaKernel(const KernelProgram& program,
       " {\n  XL_AWAIT_PRODUCERS();\n");
   if (program.kind() == KernelProgram::Kind::kLoop) {
     absl::StrAppend(&source, emitter.LoopBody());
+  } else if (program.kind() == KernelProgram::Kind::kScatter) {
+    absl::StrAppend(&source, emitter.ScatterBody());
   } else {
     absl::StrAppend(&source,
                     emitter.ReduceBody(ChooseReductionStrategy(program)));

@@ -9,108 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/service/elemental_lowering_internal.h"
 #include "xla_lite/service/elemental_ops.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 
 namespace xla_lite::gpu {
-namespace {
-
-// Lowers instructions at index values into one program, sharing what is
-// computed twice at the same index.
-class Lowering {
- public:
-  Lowering(KernelProgram* program, const IsMaterializedFn& is_materialized)
-      : program_(program), is_materialized_(is_materialized) {}
-
-  // The value of `instr` at `index` (an index op over instr's shape). The
-  // root of a kernel is computed even though it is materialized.
-  absl::StatusOr<int> Lower(const HloInstruction* instr, int index,
-                            bool is_root = false);
-
-  int IndexOp(ExprKind kind) {
-    ExprOp op;
-    op.kind = kind;
-    return program_->Add(std::move(op));
-  }
-  int Remap(int index, IndexRemap remap) {
-    if (remap.IsIdentity()) return index;
-    ExprOp op;
-    op.kind = ExprKind::kIndexRemap;
-    op.operands = {index};
-    op.remap = std::move(remap);
-    return program_->Add(std::move(op));
-  }
-  int Remap(std::vector<int> indices, IndexRemap remap) {
-    ExprOp op;
-    op.kind = ExprKind::kIndexRemap;
-    op.operands = std::move(indices);
-    op.remap = std::move(remap);
-    return program_->Add(std::move(op));
-  }
-
-  std::vector<const HloInstruction*> TakeInputs() { return std::move(inputs_); }
-
-  // Roots of a multi-output kernel, whose element index is `index`.
-  void SetRoots(absl::Span<const HloInstruction* const> roots, int index) {
-    roots_.insert(roots.begin(), roots.end());
-    root_index_ = index;
-  }
-
-  // `reduce`, read at `index`, is the op `value` (a fused reduction).
-  void SetReducedValue(const HloInstruction* reduce, int index, int value) {
-    reduction_ = reduce;
-    reduced_index_ = index;
-    reduced_value_ = value;
-  }
-
- private:
-  // One value being lowered. Lower walks an explicit stack of these, not
-  // the C++ stack: a chain of 20,000 elementwise ops is a valid program.
-  struct Frame {
-    const HloInstruction* instr;
-    int index;
-    bool is_root;
-    const ElementalOp* row = nullptr;  // null: redirected to its root self
-    std::vector<int> values;           // of the operands lowered so far
-  };
-  struct Child {
-    const HloInstruction* instr;
-    int index;
-    bool is_root = false;
-  };
-
-  // The value when no operand needs lowering (buffers, memo hits, ...).
-  absl::StatusOr<std::optional<int>> Resolve(Frame& frame);
-  // The next operand `frame` needs, or nullopt once it has them all.
-  absl::StatusOr<std::optional<Child>> NextChild(const Frame& frame);
-  absl::StatusOr<int> Finish(const Frame& frame);
-  absl::StatusOr<std::optional<int>> LowerLeaf(const HloInstruction* instr,
-                                               const ElementalOp& row,
-                                               int index);
-  absl::StatusOr<Child> IndexRemapChild(const HloInstruction* instr,
-                                        int index);
-  absl::StatusOr<int> LowerElementwise(const HloInstruction* instr,
-                                       const ElementalOp& row,
-                                       std::vector<int> operands);
-  absl::StatusOr<int> LowerClamp(const HloInstruction& clamp,
-                                 const std::vector<int>& operands);
-  int Load(const HloInstruction* instr, int index);
-  // Index into `operand` for element `index` of `instr` (rank-0 operands of
-  // elementwise ops are implicitly broadcast).
-  int OperandIndex(const HloInstruction* instr, const HloInstruction* operand,
-                   int index);
-
-  KernelProgram* program_;
-  const IsMaterializedFn& is_materialized_;
-  absl::flat_hash_map<std::pair<const HloInstruction*, int>, int> memo_;
-  absl::flat_hash_map<const HloInstruction*, int> input_of_;
-  std::vector<const HloInstruction*> inputs_;
-  absl::flat_hash_set<const HloInstruction*> roots_;
-  int root_index_ = -1;
-  const HloInstruction* reduction_ = nullptr;
-  int reduced_index_ = -1;
-  int reduced_value_ = -1;
-};
+namespace elemental_internal {
 
 IndexRemap SingleSource(const HloInstruction* from, const HloInstruction* to) {
   IndexRemap remap;
@@ -263,6 +167,14 @@ absl::StatusOr<std::optional<int>> Lowering::LowerLeaf(
     case OpLowering::kResultTuple:
       return UnsupportedOpError(*instr, shape.ToString(),
                                 "a tuple is not a value kernels compute");
+    case OpLowering::kGather:
+      return LowerGather(instr, index);
+    case OpLowering::kConcatenate:
+      return LowerConcatenate(instr, index);
+    case OpLowering::kPad:
+      return LowerPad(instr, index);
+    case OpLowering::kScatter:
+      return Load(instr, index);
     case OpLowering::kIota: {
       IndexRemap remap;
       remap.sources = {shape.dimensions()};
@@ -379,7 +291,9 @@ absl::StatusOr<int> Lowering::LowerClamp(const HloInstruction& clamp,
   return value;
 }
 
-}  // namespace
+}  // namespace elemental_internal
+
+using elemental_internal::Lowering;
 
 absl::StatusOr<LoweredKernel> LowerLoopFusion(
     absl::Span<const HloInstruction* const> roots,

@@ -42,6 +42,13 @@ absl::StatusOr<LoweredKernel> LowerReduction(
     const HloInstruction* reduce, const IsMaterializedFn& is_materialized,
     const HloInstruction* epilogue = nullptr);
 
+// A scatter kernel for `scatter`: one thread per update element, the
+// updates' unmaterialized producers fused in, combining into an output
+// that already holds the operand (see KernelProgram::Kind::kScatter).
+// Program output 0 is the scatter's buffer.
+absl::StatusOr<LoweredKernel> LowerScatter(
+    const HloInstruction* scatter, const IsMaterializedFn& is_materialized);
+
 }  // namespace xla_lite::gpu
 
 #endif  // XLA_LITE_SERVICE_ELEMENTAL_LOWERING_H_

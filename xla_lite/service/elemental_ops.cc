@@ -142,6 +142,8 @@ std::vector<ElementalOp> MakeTable() {
             kKernelTypes),
       Other(H::kCompare, 2, F::kElementwise, L::kCompare, kArithmetic,
             kKernelTypes),
+      Other(H::kConcatenate, -1, F::kDataMovement, L::kConcatenate, 0,
+            kKernelTypes),
       Other(H::kConstant, 0, F::kNotFusible, L::kBuffer, 0, kAnyType),
       Other(H::kConvert, 1, F::kElementwise, L::kConvert, kArithmetic,
             kKernelTypes),
@@ -156,6 +158,7 @@ std::vector<ElementalOp> MakeTable() {
       Scalar(H::kExp, 1, kExpensive, XL_SCALAR(xl_exp_f32)),
       Scalar(H::kExpm1, 1, kExpensive, XL_SCALAR(xl_expm1_f32)),
       Scalar(H::kFloor, 1, kArithmetic, XL_SCALAR(xl_floor_f32)),
+      Other(H::kGather, 2, F::kDataMovement, L::kGather, 0, kKernelTypes),
       Other(H::kIota, 0, F::kDataMovement, L::kIota, 0, kKernelTypes),
       Scalar(H::kIsFinite, 1, kArithmetic, XL_SCALAR(xl_is_finite_f32)),
       Scalar(H::kLog, 1, kExpensive, XL_SCALAR(xl_log_f32)),
@@ -173,6 +176,7 @@ std::vector<ElementalOp> MakeTable() {
              XL_SCALAR(xl_not_pred)),
       Reducer(Scalar(H::kOr, 2, kArithmetic, none, XL_SCALAR(xl_or_s32),
                      XL_SCALAR(xl_or_pred))),
+      Other(H::kPad, 2, F::kDataMovement, L::kPad, 0, kKernelTypes),
       Other(H::kParameter, 0, F::kNotFusible, L::kBuffer, 0, kAnyType),
       Scalar(H::kPower, 2, kExpensive, XL_SCALAR(xl_power_f32),
              XL_SCALAR(xl_power_s32)),
@@ -184,6 +188,7 @@ std::vector<ElementalOp> MakeTable() {
       Other(H::kReshape, 1, F::kDataMovement, L::kIndexRemap, 0, kKernelTypes),
       Other(H::kReverse, 1, F::kDataMovement, L::kIndexRemap, 0, kKernelTypes),
       Scalar(H::kRsqrt, 1, kExpensive, XL_SCALAR(xl_rsqrt_f32)),
+      Other(H::kScatter, 3, F::kScatter, L::kScatter, 0, kKernelTypes),
       Other(H::kSelect, 3, F::kElementwise, L::kSelect, kArithmetic,
             kKernelTypes),
       Other(H::kSelectAndScatter, 3, F::kNotFusible, L::kWindowKernel, 0,
@@ -300,10 +305,37 @@ const ElementalOp* FindElementalOp(HloOpcode opcode) {
 absl::Status UnsupportedOpError(const HloInstruction& instr,
                                 absl::string_view type,
                                 absl::string_view detail) {
+  const std::string line =
+      instr.source_line() > 0 ? absl::StrCat(" (line ", instr.source_line(), ")")
+                              : "";
   return absl::UnimplementedError(absl::StrCat(
-      "instruction ", instr.name(), ": ", HloOpcodeString(instr.opcode()),
-      " of ", type, " is not supported by the xla_lite compiler (", detail,
-      ")"));
+      "instruction ", instr.name(), line, ": ",
+      HloOpcodeString(instr.opcode()), " of ", type,
+      " is not supported by the xla_lite compiler (", detail, ")"));
+}
+
+absl::StatusOr<ScatterCombiner> ScatterCombinerOf(
+    const HloInstruction& scatter) {
+  const HloComputation* computation = scatter.to_apply();
+  const PrimitiveType type = scatter.shape().element_type();
+  if (computation != nullptr && computation->num_parameters() == 2) {
+    const HloInstruction* root = computation->root_instruction();
+    if (root->opcode() == HloOpcode::kParameter &&
+        root->parameter_number() == 1) {
+      return ScatterCombiner{HloOpcode::kParameter, nullptr};
+    }
+    std::optional<HloOpcode> opcode = MatchReducer(computation);
+    const ElementalOp* op =
+        opcode.has_value() ? FindElementalOp(*opcode) : nullptr;
+    if (op != nullptr && op->reducer && op->FunctionFor(type) != nullptr) {
+      return ScatterCombiner{*opcode, op->FunctionFor(type)};
+    }
+  }
+  return UnsupportedOpError(
+      scatter, TypeName(type),
+      absl::StrCat("only scatters whose to_apply is one ", ReducerNames(),
+                   " of its two parameters, for the element type, or returns "
+                   "its second parameter (assignment) are supported"));
 }
 
 absl::StatusOr<const ElementalOp*> SupportedElementalOp(
@@ -338,6 +370,19 @@ absl::StatusOr<const ElementalOp*> SupportedElementalOp(
   }
   if (op->fusion != FusionKind::kNotFusible) {
     RETURN_IF_ERROR(CheckKernelOperands(instr));
+  }
+  if (op->lowering == OpLowering::kGather ||
+      op->lowering == OpLowering::kScatter) {
+    const Shape& indices = instr.operand(1)->shape();
+    if (indices.element_type() != PrimitiveType::S32) {
+      return UnsupportedOpError(
+          instr, TypeName(indices.element_type()),
+          absl::StrCat("start indices ", instr.operand(1)->name(), " are ",
+                       indices.ToString(), "; kernels take s32 indices"));
+    }
+  }
+  if (op->lowering == OpLowering::kScatter) {
+    RETURN_IF_ERROR(ScatterCombinerOf(instr).status());
   }
   if (op->lowering == OpLowering::kReduce &&
       ReducerFunction(instr) == nullptr) {

@@ -70,6 +70,9 @@ enum class FusionKind {
   kElementwise,   // In the kernel that uses it, element by element.
   kDataMovement,  // In the kernel that uses it, as index arithmetic.
   kReduction,     // A reduce kernel of its own, its producers fused in.
+  // A scatter kernel of its own (after one that fills its output with the
+  // operand), the updates' producers fused in.
+  kScatter,
   kNotFusible,    // A buffer of its own, or no value at all.
 };
 
@@ -91,6 +94,10 @@ enum class OpLowering {
   kCopy,  // The operand itself.
   kReduce,
   kCollective,  // A collective thunk computes it; kernels load the result.
+  kGather,       // Loads at an index computed from loaded start indices.
+  kConcatenate,  // Selects between its operands by coordinate.
+  kPad,          // Selects the operand or the padding value by coordinate.
+  kScatter,
 };
 
 // Lanes of values for a scalar function on the host: float-class values in
@@ -151,9 +158,21 @@ absl::StatusOr<const ElementalOp*> SupportedElementalOp(
 // computation's one op, for its element type; null if there is none.
 const ScalarFunction* ReducerFunction(const HloInstruction& reduce);
 
-// UNIMPLEMENTED: "instruction <name>: <opcode> of <type> is not supported
-// by the xla_lite compiler (<detail>)". `type` names the element type (or
-// shape) at fault.
+// How a scatter combines an update with the value it lands on: its
+// to_apply computation's one reducer op on its two parameters (`function`
+// for the element type), or, when the computation returns its second
+// parameter, assignment (`function` null).
+struct ScatterCombiner {
+  HloOpcode opcode = HloOpcode::kAdd;
+  const ScalarFunction* function = nullptr;
+};
+// Refused with UnsupportedOpError when the computation is neither.
+absl::StatusOr<ScatterCombiner> ScatterCombinerOf(const HloInstruction& scatter);
+
+// UNIMPLEMENTED: "instruction <name> (line <n>): <opcode> of <type> is not
+// supported by the xla_lite compiler (<detail>)". `type` names the element
+// type (or shape) at fault; the line is left out for instructions made by
+// code.
 absl::Status UnsupportedOpError(const HloInstruction& instr,
                                 absl::string_view type,
                                 absl::string_view detail);

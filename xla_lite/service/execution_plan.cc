@@ -53,6 +53,8 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "window";
     case PlannedOp::Kind::kCollective:
       return "collective";
+    case PlannedOp::Kind::kScatter:
+      return "scatter";
   }
   return "?";
 }
@@ -103,6 +105,7 @@ class PlanBuilder {
   void CreateValueBuffers();
   absl::Status AddComputedOps();
   absl::Status AddKernel(const HloInstruction* instr);
+  absl::Status AddScatter(const HloInstruction* scatter);
   absl::Status AddGemm(const HloInstruction* dot);
   absl::Status AddWindowKernel(const HloInstruction* instr);
   absl::Status AddAccumulatingGemm(const HloInstruction* value,
@@ -161,6 +164,8 @@ absl::Status PlanBuilder::AddComputedOps() {
       op.reads = {BufferOf(instr->operand(0))};
       op.writes = {BufferOf(instr)};
       AddOp(std::move(op));
+    } else if (instr->opcode() == HloOpcode::kScatter) {
+      RETURN_IF_ERROR(AddScatter(instr));
     } else if (ReadsMaterializedOperands(*instr)) {
       RETURN_IF_ERROR(AddWindowKernel(instr));
     } else {
@@ -206,6 +211,51 @@ absl::Status PlanBuilder::AddKernel(const HloInstruction* instr) {
   op.writes = {BufferOf(stored)};
   op.program = std::move(lowered.program);
   VLOG(5) << op.name << ": " << op.program->ToString();
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
+// One op, so that the scatter's buffer has one writer: the fill (a copy of
+// a materialized operand, else a kernel computing it straight into the
+// buffer, as for a broadcast zero) and then the scatter kernel.
+absl::Status PlanBuilder::AddScatter(const HloInstruction* scatter) {
+  IsMaterializedFn is_materialized = [this](const HloInstruction* i) {
+    return fusion_.IsMaterialized(i);
+  };
+  const HloInstruction* operand = scatter->operand(0);
+  const int out = BufferOf(scatter);
+  PlannedOp::Stage fill;
+  if (fusion_.IsMaterialized(StripReshapes(operand))) {
+    fill.reads = {BufferOf(operand)};
+  } else {
+    ASSIGN_OR_RETURN(LoweredKernel lowered,
+                     LowerLoopFusion({operand}, is_materialized));
+    for (const HloInstruction* input : lowered.inputs) {
+      fill.reads.push_back(BufferOf(input));
+    }
+    fill.program = std::move(lowered.program);
+  }
+  fill.writes = {out};
+  ASSIGN_OR_RETURN(LoweredKernel lowered, LowerScatter(scatter, is_materialized));
+  PlannedOp::Stage update;
+  for (const HloInstruction* input : lowered.inputs) {
+    update.reads.push_back(BufferOf(input));
+  }
+  update.writes = {out};
+  update.program = std::move(lowered.program);
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kScatter;
+  op.name = scatter->name();
+  for (const PlannedOp::Stage* stage : {&fill, &update}) {
+    for (int b : stage->reads) {
+      if (std::find(op.reads.begin(), op.reads.end(), b) == op.reads.end()) {
+        op.reads.push_back(b);
+      }
+    }
+  }
+  op.writes = {out};
+  VLOG(5) << op.name << ": " << update.program->ToString();
+  op.stages = {std::move(fill), std::move(update)};
   AddOp(std::move(op));
   return absl::OkStatus();
 }

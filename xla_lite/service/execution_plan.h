@@ -56,6 +56,7 @@ struct PlannedOp {
     // its array operands in order, writes its value.
     kWindowKernel,
     kCollective,
+    kScatter,
   };
 
   // A row kernel's part: a loop or reduce program with its own buffers.
@@ -83,6 +84,10 @@ struct PlannedOp {
   // Row kernels: one thread per row runs every stage in turn, each over
   // the row's elements (see row_fusion.h). reads and writes above are the
   // stages' union, less what an earlier stage of the same kernel wrote.
+  // Scatters: stages[0] fills the scatter's buffer with its operand (a
+  // loop program computing it, or, without a program, a copy of the one
+  // buffer it reads), then stages[1], the scatter program, combines the
+  // updates into it. writes = {the scatter's buffer}.
   std::vector<Stage> stages;
   int64_t rows = 0;
 

@@ -130,6 +130,7 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
     switch (instr->opcode()) {
       case HloOpcode::kParameter:
       case HloOpcode::kReduce:
+      case HloOpcode::kScatter:
         materialize(instr);
         break;
       case HloOpcode::kConstant:

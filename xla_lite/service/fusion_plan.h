@@ -26,14 +26,16 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 // Which values of the entry computation get a buffer of their own
 // ("materialized"); everything else is computed inside the kernels that
 // use it. The rules:
-//  - parameters, array constants, dots (gemms) and reduces (their own
-//    kernels) are materialized; scalar constants are inlined into kernels;
+//  - parameters, array constants, dots (gemms), reduces and scatters
+//    (their own kernels) are materialized; scalar constants are inlined
+//    into kernels; a scatter's operand, when fusible, is computed by the
+//    kernel that fills the scatter's buffer before the updates land;
 //  - what a gemm reads is materialized (after looking through reshapes and
 //    a minor transpose, see ResolveGemmOperand), and so is every result;
 //  - reshapes are never materialized: a reshape of a materialized value is
 //    a view of its buffer (values are row-major), otherwise it is fused;
 //  - a fusible value (elementwise, broadcast, transpose, slice, reverse,
-//    iota) used by several kernels is recomputed in each when it is cheap,
+//    iota, concatenate, gather) used by several kernels is recomputed in each when it is cheap,
 //    i.e. its fused expression costs at most kRecomputeCostLimit (1 per
 //    arithmetic op, 4 per transcendental, 0 for index remapping), and is
 //    materialized (one extra kernel, one extra buffer) otherwise;

@@ -65,6 +65,7 @@ HloInstruction* CloneInstruction(HloComputation* computation,
   *clone->mutable_collective_attributes() = source.collective_attributes();
   clone->set_custom_call_target(source.custom_call_target());
   clone->set_frontend_attributes(source.frontend_attributes());
+  clone->set_padding(source.padding());
   clone->set_to_apply(source.to_apply());
   clone->set_called_computations(source.called_computations());
   clone->set_source_line(source.source_line());

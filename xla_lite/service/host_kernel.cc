@@ -79,6 +79,7 @@ class Interpreter {
 
   absl::Status RunLoop();
   absl::Status RunReduce();
+  absl::Status RunScatter();
 
  private:
   void PrepareRemap(int id);
@@ -88,6 +89,10 @@ class Interpreter {
   void Store(int output, int op, int64_t base, int64_t lanes);
   void StoreScalar(int output, int64_t index, float f, int32_t i);
   void Fill(int id, int64_t lanes);
+  void EvaluateRemap(int id, int64_t lanes);
+  void EvaluateDynamic(int id, int64_t lanes);
+  // Output element `index` of `output`, read back (scatter).
+  void LoadOutput(int output, int64_t index, float* f, int32_t* i) const;
 
   const KernelProgram& program_;
   const KernelParameters& parameters_;
@@ -121,6 +126,54 @@ void Interpreter::Fill(int id, int64_t lanes) {
   if (!reg.index.empty()) std::fill_n(reg.index.begin() + 1, lanes - 1, reg.index[0]);
   if (!reg.f.empty()) std::fill_n(reg.f.begin() + 1, lanes - 1, reg.f[0]);
   if (!reg.i.empty()) std::fill_n(reg.i.begin() + 1, lanes - 1, reg.i[0]);
+}
+
+void Interpreter::EvaluateRemap(int id, int64_t lanes) {
+  const ExprOp& op = program_.op(id);
+  Register& out = registers_[id];
+  if (!op.remap.IsAffine()) {
+    // Clamped or divided coordinates (concatenate, pad): per dimension.
+    std::vector<int64_t> sources(op.operands.size());
+    for (int64_t l = 0; l < lanes; ++l) {
+      for (int k = 0; k < op.operands.size(); ++k) {
+        sources[k] = registers_[op.operands[k]].index[l];
+      }
+      out.index[l] = op.remap.Apply(sources);
+    }
+    return;
+  }
+  const std::vector<RemapTerm>& terms = remaps_.at(id);
+  int64_t constant = remap_constants_.at(id);
+  for (int64_t l = 0; l < lanes; ++l) {
+    int64_t linear = constant;
+    for (const RemapTerm& t : terms) {
+      int64_t source = registers_[op.operands[t.source]].index[l];
+      linear += (source / t.stride) % t.extent * t.factor;
+    }
+    out.index[l] = linear;
+  }
+}
+
+void Interpreter::EvaluateDynamic(int id, int64_t lanes) {
+  const ExprOp& op = program_.op(id);
+  Register& out = registers_[id];
+  // kDynamicIndex's operand 0 is the static index; the starts follow.
+  const int first = op.kind == ExprKind::kDynamicIndex ? 1 : 0;
+  for (int64_t l = 0; l < lanes; ++l) {
+    int64_t linear = first == 1 ? registers_[op.operands[0]].index[l] : 0;
+    bool in_bounds = true;
+    for (int k = 0; k < op.dynamic.size(); ++k) {
+      const DynamicTerm& term = op.dynamic[k];
+      const int64_t start = registers_[op.operands[first + k]].i[l];
+      in_bounds = in_bounds && start >= 0 && start <= term.max;
+      linear += std::clamp<int64_t>(start, 0, term.max) * term.factor;
+    }
+    if (first == 1) {
+      out.index[l] = linear;
+    } else {
+      out.i[l] = in_bounds ? 1 : 0;
+    }
+  }
 }
 
 absl::Status Interpreter::Evaluate(const std::vector<int>& ids,
@@ -177,19 +230,18 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
     case ExprKind::kReduceIndex:
     case ExprKind::kReducedValue:
       return absl::OkStatus();  // Set by the caller.
-    case ExprKind::kIndexRemap: {
-      const std::vector<RemapTerm>& terms = remaps_.at(id);
-      int64_t constant = remap_constants_.at(id);
+    case ExprKind::kIndexRemap:
+      EvaluateRemap(id, lanes);
+      return absl::OkStatus();
+    case ExprKind::kDynamicIndex:
+    case ExprKind::kDynamicInBounds:
+      EvaluateDynamic(id, lanes);
+      return absl::OkStatus();
+    case ExprKind::kIndexInBounds:
       for (int64_t l = 0; l < lanes; ++l) {
-        int64_t linear = constant;
-        for (const RemapTerm& t : terms) {
-          int64_t source = registers_[op.operands[t.source]].index[l];
-          linear += (source / t.stride) % t.extent * t.factor;
-        }
-        out.index[l] = linear;
+        out.i[l] = op.bounds.Contains(reg(0).index[l]) ? 1 : 0;
       }
       return absl::OkStatus();
-    }
     case ExprKind::kLoad:
       return Load(id, lanes);
     case ExprKind::kConstant:
@@ -399,6 +451,83 @@ absl::Status Interpreter::RunReduce() {
   return absl::OkStatus();
 }
 
+void Interpreter::LoadOutput(int output, int64_t index, float* f,
+                             int32_t* i) const {
+  const KernelBuffer& buffer = program_.outputs()[output].buffer;
+  const void* base = args_[parameters_.output_param[output]].address().opaque();
+  switch (buffer.type) {
+    case PrimitiveType::F32:
+      *f = static_cast<const float*>(base)[index];
+      break;
+    case PrimitiveType::BF16:
+      *f = BF16ToF32(static_cast<const uint16_t*>(base)[index]);
+      break;
+    case PrimitiveType::F16:
+      *f = F16ToF32(static_cast<const uint16_t*>(base)[index]);
+      break;
+    case PrimitiveType::PRED:
+      *i = static_cast<const uint8_t*>(base)[index] != 0;
+      break;
+    default:
+      *i = static_cast<const int32_t*>(base)[index];
+      break;
+  }
+}
+
+// Updates combine one at a time in their row-major order, so the host's
+// result is deterministic (and the evaluator's).
+absl::Status Interpreter::RunScatter() {
+  const int value = program_.outputs()[0].op;
+  const int target = program_.scatter_target_op();
+  const int valid = program_.scatter_valid_op();
+  const PrimitiveType type = program_.outputs()[0].buffer.type;
+  const int64_t size = program_.outputs()[0].buffer.element_count;
+  const ScalarFunction* combiner = program_.combiner();
+  std::vector<int> ops = program_.Closure({value, target, valid});
+  int index_op = -1;
+  for (int id : ops) {
+    if (program_.op(id).kind == ExprKind::kIndex) index_op = id;
+  }
+  const int64_t count = program_.update_elements();
+  for (int64_t base = 0; base < count; base += kLanes) {
+    const int64_t lanes = std::min(kLanes, count - base);
+    if (index_op >= 0) {
+      for (int64_t l = 0; l < lanes; ++l) {
+        registers_[index_op].index[l] = base + l;
+      }
+    }
+    RETURN_IF_ERROR(Evaluate(ops, lanes));
+    const Register& v = registers_[value];
+    for (int64_t l = 0; l < lanes; ++l) {
+      if (registers_[valid].i[l] == 0) continue;
+      const int64_t at = registers_[target].index[l];
+      if (at < 0 || at >= size) {
+        return absl::InternalError(absl::StrCat(
+            "host kernel: scatter to element ", at, " of ", size));
+      }
+      float f = v.f.empty() ? 0.0f : v.f[l];
+      int32_t i = v.i.empty() ? 0 : v.i[l];
+      if (combiner != nullptr) {
+        float old_f = 0.0f;
+        int32_t old_i = 0;
+        LoadOutput(0, at, &old_f, &old_i);
+        ScalarLanes step;
+        step.f[0] = &old_f;
+        step.i[0] = &old_i;
+        step.f[1] = &f;
+        step.i[1] = &i;
+        step.out_f = &f;
+        step.out_i = &i;
+        step.count = 1;
+        combiner->host(step);
+        f = Round(type, f);
+      }
+      StoreScalar(0, at, f, i);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunProgramOnHost(const KernelProgram& program,
@@ -411,9 +540,15 @@ absl::Status RunProgramOnHost(const KernelProgram& program,
         " parameters"));
   }
   Interpreter interpreter(program, parameters, args, values);
-  return program.kind() == KernelProgram::Kind::kLoop
-             ? interpreter.RunLoop()
-             : interpreter.RunReduce();
+  switch (program.kind()) {
+    case KernelProgram::Kind::kLoop:
+      return interpreter.RunLoop();
+    case KernelProgram::Kind::kReduce:
+      return interpreter.RunReduce();
+    case KernelProgram::Kind::kScatter:
+      return interpreter.RunScatter();
+  }
+  return absl::InternalError("host kernel: unknown program kind");
 }
 
 se::HostKernelFn MakeHostKernel(std::shared_ptr<const KernelProgram> program,

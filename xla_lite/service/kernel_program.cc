@@ -36,6 +36,12 @@ const char* KindName(ExprKind kind) {
       return "select";
     case ExprKind::kConvert:
       return "convert";
+    case ExprKind::kDynamicIndex:
+      return "dynamic_index";
+    case ExprKind::kIndexInBounds:
+      return "index_in_bounds";
+    case ExprKind::kDynamicInBounds:
+      return "dynamic_in_bounds";
   }
   return "?";
 }
@@ -44,7 +50,47 @@ std::string Braced(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ","), "]");
 }
 
+std::string DynamicText(const std::vector<DynamicTerm>& terms) {
+  std::vector<std::string> parts;
+  for (const DynamicTerm& t : terms) {
+    parts.push_back(absl::StrCat(t.factor, "*[0,", t.max, "]"));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
 }  // namespace
+
+int64_t IndexRemap::Dim::Apply(int64_t c) const {
+  int64_t v = offset + scale * c;
+  if (divisor != 1) v /= divisor;
+  if (limit > 0) v = std::clamp<int64_t>(v, 0, limit - 1);
+  return v;
+}
+
+bool IndexRemap::IsAffine() const {
+  for (const Dim& d : dims) {
+    if (!d.IsAffine()) return false;
+  }
+  return true;
+}
+
+bool IndexBounds::Contains(int64_t index) const {
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  for (const Bound& b : bounds) {
+    int64_t c = index / strides[b.dim] % dims[b.dim];
+    if (c < b.lo || c >= b.hi || (c - b.lo) % b.stride != 0) return false;
+  }
+  return true;
+}
+
+std::string IndexBounds::ToString() const {
+  std::vector<std::string> parts;
+  for (const Bound& b : bounds) {
+    parts.push_back(absl::StrCat("d", b.dim, " in [", b.lo, ",", b.hi, ")/",
+                                 b.stride));
+  }
+  return absl::StrCat(Braced(dims), "{", absl::StrJoin(parts, ","), "}");
+}
 
 int64_t EvaluateIndex(const KernelProgram& program, int op, int64_t index,
                       int64_t reduce_index) {
@@ -57,24 +103,28 @@ int64_t EvaluateIndex(const KernelProgram& program, int op, int64_t index,
     case ExprKind::kIndexRemap:
       break;
     default:
-      LOG(FATAL) << "op " << op << " is not an index: " << expr.ToString(op);
+      LOG(FATAL) << "op " << op << " is not a static index: "
+                 << expr.ToString(op);
   }
-  const IndexRemap& remap = expr.remap;
   std::vector<int64_t> sources;
   for (int operand : expr.operands) {
     sources.push_back(EvaluateIndex(program, operand, index, reduce_index));
   }
-  std::vector<int64_t> target_strides = RowMajorStrides(remap.target);
+  return expr.remap.Apply(sources);
+}
+
+int64_t IndexRemap::Apply(const std::vector<int64_t>& source_indices) const {
+  std::vector<int64_t> target_strides = RowMajorStrides(target);
   int64_t linear = 0;
-  for (int64_t t = 0; t < remap.target.size(); ++t) {
-    const IndexRemap::Dim& d = remap.dims[t];
-    int64_t coordinate = d.offset;
+  for (int64_t t = 0; t < target.size(); ++t) {
+    const Dim& d = dims[t];
+    int64_t c = 0;
     if (d.source >= 0) {
-      const std::vector<int64_t>& dims = remap.sources[d.source];
-      coordinate += d.scale * (sources[d.source] /
-                               RowMajorStrides(dims)[d.dim] % dims[d.dim]);
+      const std::vector<int64_t>& from = sources[d.source];
+      c = source_indices[d.source] / RowMajorStrides(from)[d.dim] %
+          from[d.dim];
     }
-    linear += coordinate * target_strides[t];
+    linear += d.Apply(c) * target_strides[t];
   }
   return linear;
 }
@@ -93,7 +143,8 @@ bool IndexRemap::IsIdentity() const {
   if (sources.size() != 1 || sources[0] != target) return false;
   for (int64_t t = 0; t < dims.size(); ++t) {
     const Dim& d = dims[t];
-    if (d.source != 0 || d.dim != t || d.scale != 1 || d.offset != 0) {
+    if (d.source != 0 || d.dim != t || d.scale != 1 || d.offset != 0 ||
+        !d.IsAffine()) {
       return false;
     }
   }
@@ -103,12 +154,13 @@ bool IndexRemap::IsIdentity() const {
 std::string IndexRemap::ToString() const {
   std::vector<std::string> parts;
   for (const Dim& d : dims) {
-    if (d.source < 0) {
-      parts.push_back(absl::StrCat(d.offset));
-    } else {
-      parts.push_back(absl::StrCat(d.offset, "+", d.scale, "*s", d.source,
-                                   ".", d.dim));
-    }
+    std::string part =
+        d.source < 0 ? absl::StrCat(d.offset)
+                     : absl::StrCat(d.offset, "+", d.scale, "*s", d.source,
+                                    ".", d.dim);
+    if (d.divisor != 1) absl::StrAppend(&part, "/", d.divisor);
+    if (d.limit > 0) absl::StrAppend(&part, "<", d.limit);
+    parts.push_back(std::move(part));
   }
   std::vector<std::string> source_text;
   for (const auto& s : sources) source_text.push_back(Braced(s));
@@ -124,7 +176,8 @@ std::string ExprOp::Key() const {
                       static_cast<int>(direction), ":",
                       absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
                       function != nullptr ? function->name : "", ":",
-                      kind == ExprKind::kIndexRemap ? remap.ToString() : "");
+                      kind == ExprKind::kIndexRemap ? remap.ToString() : "",
+                      ":", bounds.ToString(), ":", DynamicText(dynamic));
 }
 
 std::string ExprOp::ToString(int id) const {
@@ -144,6 +197,12 @@ std::string ExprOp::ToString(int id) const {
   if (kind == ExprKind::kConstant) absl::StrAppend(&text, " ", value);
   if (kind == ExprKind::kIndexRemap) {
     absl::StrAppend(&text, " ", remap.ToString());
+  }
+  if (kind == ExprKind::kIndexInBounds) {
+    absl::StrAppend(&text, " ", bounds.ToString());
+  }
+  if (kind == ExprKind::kDynamicIndex || kind == ExprKind::kDynamicInBounds) {
+    absl::StrAppend(&text, " ", DynamicText(dynamic));
   }
   for (int operand : operands) absl::StrAppend(&text, " %", operand);
   return text;
@@ -192,6 +251,30 @@ void KernelProgram::SetReduction(int init_op, int value_op, HloOpcode reducer,
   reduced_elements_ = reduced_elements;
 }
 
+void KernelProgram::SetScatter(int target_op, int valid_op,
+                              HloOpcode combiner_opcode,
+                              const ScalarFunction* combiner,
+                              int64_t update_elements) {
+  CHECK(kind_ == Kind::kScatter);
+  CHECK(combiner == nullptr || combiner->exists());
+  scatter_target_op_ = target_op;
+  scatter_valid_op_ = valid_op;
+  combiner_opcode_ = combiner_opcode;
+  combiner_ = combiner;
+  update_elements_ = update_elements;
+}
+
+bool KernelProgram::DependsOnData(int id) const {
+  CHECK(id >= 0 && id < ops_.size());
+  // Operands precede their users: one forward sweep.
+  std::vector<bool> data(id + 1, false);
+  for (int k = 0; k <= id; ++k) {
+    data[k] = ops_[k].kind == ExprKind::kDynamicIndex;
+    for (int operand : ops_[k].operands) data[k] = data[k] || data[operand];
+  }
+  return data[id];
+}
+
 std::vector<bool> KernelProgram::InnerOps() const {
   std::vector<bool> inner(ops_.size(), false);
   for (int id = 0; id < ops_.size(); ++id) {
@@ -230,8 +313,9 @@ std::vector<int> KernelProgram::Closure(const std::vector<int>& roots) const {
 }
 
 std::string KernelProgram::ToString() const {
-  std::string text =
-      kind_ == Kind::kLoop ? "loop kernel\n" : "reduce kernel\n";
+  std::string text = kind_ == Kind::kLoop     ? "loop kernel\n"
+                     : kind_ == Kind::kReduce ? "reduce kernel\n"
+                                              : "scatter kernel\n";
   for (int i = 0; i < inputs_.size(); ++i) {
     absl::StrAppend(&text, "  in", i, ": ",
                     primitive_util::LowercasePrimitiveTypeName(inputs_[i].type),
@@ -250,6 +334,13 @@ std::string KernelProgram::ToString() const {
     absl::StrAppend(&text, "  reduce ", HloOpcodeString(reducer_), " init %",
                     init_op_, " value %", value_op_, " over ",
                     reduced_elements_, " elements into the reduced value\n");
+  }
+  if (kind_ == Kind::kScatter) {
+    absl::StrAppend(&text, "  scatter ", update_elements_, " updates into out0",
+                    " at %", scatter_target_op_, " where %",
+                    scatter_valid_op_, " by ",
+                    combiner_ != nullptr ? combiner_->name : "assignment",
+                    "\n");
   }
   return text;
 }

@@ -9,7 +9,14 @@
 // Every value is computed per element. Index values are linear (row-major)
 // element indices into some array; data values are scalars of an element
 // type. Broadcast, transpose, reshape, slice, reverse and iota are pure
-// index arithmetic, so they cost no memory traffic inside a fusion.
+// index arithmetic, so they cost no memory traffic inside a fusion;
+// concatenate and pad select between operands by an index predicate, and
+// gather computes an index from values it loads (kDynamicIndex).
+//
+// No op may ever read out of bounds, on either back end: both evaluate
+// every op of a program for every element (the host interpreter a lane
+// at a time, eagerly), so an index feeding a load a select may not take
+// is clamped into its array all the same.
 
 #include <cstdint>
 #include <string>
@@ -26,21 +33,59 @@ namespace xla_lite::gpu {
 // Maps linear indices over `sources` (each over a row-major shape) to a
 // linear index over `target`: target coordinate t is
 // offset + scale * (coordinate `dim` of source `source`), or just offset
-// when source is -1.
+// when source is -1; then divided by `divisor` (truncating) and clamped
+// into [0, limit) when limit > 0. The last two serve concatenate and pad,
+// whose operands are read at clamped coordinates where another operand
+// (or the padding value) is selected.
 struct IndexRemap {
   struct Dim {
     int source = -1;
     int64_t dim = 0;
     int64_t scale = 1;
     int64_t offset = 0;
+    int64_t divisor = 1;
+    int64_t limit = 0;
+
+    bool IsAffine() const { return divisor == 1 && limit <= 0; }
+    // The target coordinate for source coordinate `c`.
+    int64_t Apply(int64_t c) const;
   };
   std::vector<std::vector<int64_t>> sources;
   std::vector<int64_t> target;
   std::vector<Dim> dims;  // One per target dimension.
 
+  // The target index for `sources` (one linear index per source).
+  int64_t Apply(const std::vector<int64_t>& sources) const;
   // True when the result always equals source 0's index.
   bool IsIdentity() const;
+  // True when every dimension is affine (see Dim::IsAffine).
+  bool IsAffine() const;
   std::string ToString() const;
+};
+
+// kIndexInBounds: whether each listed coordinate of an index over `dims`
+// lies in [lo, hi) on the stride (c - lo) % stride == 0.
+struct IndexBounds {
+  struct Bound {
+    int64_t dim = 0;
+    int64_t lo = 0;
+    int64_t hi = 0;
+    int64_t stride = 1;
+  };
+  std::vector<int64_t> dims;
+  std::vector<Bound> bounds;
+
+  bool Contains(int64_t index) const;
+  std::string ToString() const;
+};
+
+// kDynamicIndex and kDynamicInBounds: start indices loaded as s32 values.
+// Value k moves the index by clamp(v_k, 0, max) * factor (gather clamps a
+// start so its slice fits, as XLA does); kDynamicInBounds is whether
+// every v_k lies in [0, max] (scatter drops a window that does not fit).
+struct DynamicTerm {
+  int64_t factor = 1;
+  int64_t max = 0;
 };
 
 enum class ExprKind {
@@ -48,6 +93,9 @@ enum class ExprKind {
   kIndex,        // The element index of the kernel (reduce: the output's).
   kReduceIndex,  // Reduce kernels: the index of the element being reduced.
   kIndexRemap,   // operands: one index per remap source.
+  // operand 0 (an index) + sum over k of clamp(operand k + 1, 0,
+  // dynamic[k].max) * dynamic[k].factor; operands k + 1 are s32 values.
+  kDynamicIndex,
   // Data values.
   // Reduce kernels: the reduction's result, for the epilogue. Loop programs
   // that are a gemm's epilogue: the product at the element's index.
@@ -60,6 +108,8 @@ enum class ExprKind {
   kCompare,       // operand 0 <direction> operand 1, a pred.
   kSelect,        // operand 0 ? operand 1 : operand 2.
   kConvert,       // operand 0 converted to `type`.
+  kIndexInBounds,    // bounds.Contains(operand 0), a pred.
+  kDynamicInBounds,  // Every s32 operand k in [0, dynamic[k].max], a pred.
 };
 
 struct ExprOp {
@@ -74,10 +124,12 @@ struct ExprOp {
   int input = -1;     // kLoad.
   double value = 0;   // kConstant.
   IndexRemap remap;   // kIndexRemap.
+  IndexBounds bounds;                // kIndexInBounds.
+  std::vector<DynamicTerm> dynamic;  // kDynamicIndex, kDynamicInBounds.
 
   bool IsIndex() const {
     return kind == ExprKind::kIndex || kind == ExprKind::kReduceIndex ||
-           kind == ExprKind::kIndexRemap;
+           kind == ExprKind::kIndexRemap || kind == ExprKind::kDynamicIndex;
   }
   // Identical ops compute identical values; the program keeps one.
   std::string Key() const;
@@ -107,6 +159,11 @@ class KernelProgram {
     // with kReducedValue = acc(o): the reduced value itself, or an
     // elementwise epilogue of it.
     kReduce,
+    // One thread per update element (kIndex) combines ops[outputs()[0].op]
+    // into output 0 at scatter_target_op when scatter_valid_op holds:
+    // out = combiner(out, update), or out = update without a combiner.
+    // Output 0 already holds the scatter's operand.
+    kScatter,
   };
 
   explicit KernelProgram(Kind kind) : kind_(kind) {}
@@ -134,12 +191,25 @@ class KernelProgram {
   const ScalarFunction& reducer_function() const { return *reducer_function_; }
   int64_t reduced_elements() const { return reduced_elements_; }
 
+  // Scatter kernels: `combiner` computes the to_apply computation's op;
+  // null assigns the update.
+  void SetScatter(int target_op, int valid_op, HloOpcode combiner_opcode,
+                  const ScalarFunction* combiner, int64_t update_elements);
+  int scatter_target_op() const { return scatter_target_op_; }
+  int scatter_valid_op() const { return scatter_valid_op_; }
+  HloOpcode combiner_opcode() const { return combiner_opcode_; }
+  const ScalarFunction* combiner() const { return combiner_; }
+  int64_t update_elements() const { return update_elements_; }
+
   // Which ops depend on kReduceIndex (so run once per reduced element).
   std::vector<bool> InnerOps() const;
   // Which ops depend on kReducedValue (so run after the reduction).
   std::vector<bool> EpilogueOps() const;
   // The ops `roots` need, in program order.
   std::vector<int> Closure(const std::vector<int>& roots) const;
+  // Whether op `id` depends on a data value (an index computed from
+  // loaded start indices), so that it cannot be evaluated statically.
+  bool DependsOnData(int id) const;
 
   std::string ToString() const;
 
@@ -154,6 +224,11 @@ class KernelProgram {
   HloOpcode reducer_ = HloOpcode::kAdd;
   const ScalarFunction* reducer_function_ = nullptr;
   int64_t reduced_elements_ = 0;
+  int scatter_target_op_ = -1;
+  int scatter_valid_op_ = -1;
+  HloOpcode combiner_opcode_ = HloOpcode::kAdd;
+  const ScalarFunction* combiner_ = nullptr;
+  int64_t update_elements_ = 0;
 };
 
 // How a program's buffers map onto the kernel's parameters: an input and
@@ -168,7 +243,8 @@ struct KernelParameters {
 };
 
 // The linear index index op `op` of `program` computes when kIndex is
-// `index` and kReduceIndex is `reduce_index`.
+// `index` and kReduceIndex is `reduce_index`; `op` may not depend on data
+// (KernelProgram::DependsOnData).
 int64_t EvaluateIndex(const KernelProgram& program, int op, int64_t index,
                       int64_t reduce_index);
 

@@ -89,6 +89,8 @@ class RowChecker {
       if (load.kind != ExprKind::kLoad) continue;
       auto writer = writer_.find(stages_[s].reads[load.input]);
       if (writer == writer_.end()) continue;
+      // An index computed from loaded values (a gather) cannot be checked.
+      if (program.DependsOnData(load.operands[0])) return false;
       const int64_t owner_length = length_[writer->second];
       checked_ += rows_ * length_[s] * extent;
       if (checked_ > kMaxCheckedIndices) return false;

@@ -92,6 +92,32 @@ std::unique_ptr<Thunk> EmitRowKernelThunk(const PlannedOp& op,
                   options);
 }
 
+// The fill of the scatter's buffer, then the scatter kernel; both stable
+// kernels (or a copy), recordable like any other.
+void EmitScatterThunks(const PlannedOp& op, const BufferAssignment& assignment,
+                       const ThunkEmissionOptions& options, int64_t id,
+                       ThunkSequence& thunks) {
+  const PlannedOp::Stage& fill = op.stages.at(0);
+  const PlannedOp::Stage& update = op.stages.at(1);
+  std::vector<Slice> out = SlicesOf(update.writes, assignment);
+  const std::string fill_name = absl::StrCat(op.name, ".fill");
+  if (fill.program == nullptr) {
+    thunks.push_back(std::make_unique<MemcpyThunk>(
+        fill_name, assignment.slices[fill.reads.at(0)], out[0]));
+  } else {
+    thunks.push_back(ThunkFor(
+        fill_name,
+        EmitKernel(fill.program, SlicesOf(fill.reads, assignment), out,
+                   KernelName(fill_name, id)),
+        options));
+  }
+  thunks.push_back(ThunkFor(
+      op.name,
+      EmitKernel(update.program, SlicesOf(update.reads, assignment), out,
+                 KernelName(op.name, id)),
+      options));
+}
+
 }  // namespace
 
 absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
@@ -113,6 +139,9 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         break;
       case PlannedOp::Kind::kRowKernel:
         thunks.push_back(EmitRowKernelThunk(op, assignment, options, id));
+        break;
+      case PlannedOp::Kind::kScatter:
+        EmitScatterThunks(op, assignment, options, id, thunks);
         break;
       case PlannedOp::Kind::kGemm:
         if (op.program == nullptr && reads.size() == 3 &&

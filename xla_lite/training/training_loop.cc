@@ -290,6 +290,12 @@ absl::StatusOr<std::vector<Literal>> ReadArguments(
                                        literal.status().message()));
     }
     const Shape& expected = layout.parameter_shapes[p];
+    // Exporters write a scalar as shape (1,): the same one element.
+    if (expected.rank() == 0 && literal->element_count() == 1 &&
+        literal->shape().element_type() == expected.element_type()) {
+      *literal = Literal(Shape::Array(expected.element_type(), {}),
+                         literal->bytes());
+    }
     if (!literal->shape().Compatible(expected)) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, " holds ", literal->shape().ToString(),
