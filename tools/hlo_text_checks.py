@@ -15,6 +15,8 @@ maximum minimum negate abs exponential log tanh logistic sqrt rsqrt power
 compare select clamp convert iota reduce call tuple get-tuple-element
 and or not xor is-finite sign floor ceil cosine sine exponential-minus-one
 log-plus-one remainder slice reverse copy bitcast
+gather scatter concatenate pad convolution reduce-window select-and-scatter
+all-reduce all-gather reduce-scatter collective-permute
 """.split())
 
 ALLOWED_ELEMENT_TYPES = frozenset(["f32", "bf16", "f16", "pred", "s32"])

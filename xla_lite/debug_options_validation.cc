@@ -26,6 +26,8 @@ constexpr FieldRange kFieldRanges[] = {
     {"xla_gpu_command_buffer_trace_cache_size", 0, int64_t{1} << 16},
     {"xla_gpu_host_memory_limit_bytes", 0, int64_t{1} << 48},
     {"xla_gpu_emitted_gemm_max_size", 0, int64_t{1} << 48},
+    // 0 picks the default; past a day a collective has hung, not slowed.
+    {"xla_gpu_collective_timeout_seconds", 0, 24 * 3600},
 };
 
 }  // namespace

@@ -248,9 +248,12 @@ ENTRY main {
       continue;
     }
     ++refused;
+    EXPECT_TRUE(absl::StrContains(executable.status().message(),
+                                  "instruction op (line "))
+        << executable.status();
     ExpectRefused(executable.status(), absl::StatusCode::kUnimplemented,
-                  absl::StrCat("instruction op: ", HloOpcodeString(opcode),
-                               " of ", it->second.type),
+                  absl::StrCat("): ", HloOpcodeString(opcode), " of ",
+                               it->second.type),
                   "is not supported by the xla_lite compiler");
   }
   RecordProperty("refused", refused);

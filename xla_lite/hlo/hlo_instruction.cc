@@ -208,6 +208,7 @@ std::vector<std::string> AttributeStrings(const HloInstruction& instr) {
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
       AppendWindowAttributes(instr, &attrs);
+      break;
     case HloOpcode::kPad:
       attrs.push_back(absl::StrCat("padding=", PaddingString(instr.padding())));
       break;
