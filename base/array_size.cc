@@ -24,14 +24,17 @@ absl::StatusOr<int64_t> CheckedArrayBytes(absl::Span<const int64_t> dimensions,
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": negative dimension ", d));
     }
-    // A zero anywhere makes the product 0, whatever the others are.
-    if (d == 0) return 0;
   }
   // Checked at each factor: the running size stays <= kMaxArrayBytes, so
-  // one multiplication by an int64 can overflow, never two.
+  // one multiplication by an int64 can overflow, never two. A zero
+  // dimension counts as 1 here: an empty array's other dimensions obey the
+  // same limit, because strides and element counts are products taken
+  // over every dimension, in any order.
   int64_t bytes = element_bytes;
+  bool empty = false;
   for (int64_t d : dimensions) {
-    std::optional<int64_t> next = CheckedMultiply(bytes, d);
+    empty |= d == 0;
+    std::optional<int64_t> next = CheckedMultiply(bytes, d == 0 ? 1 : d);
     if (!next.has_value() || *next > kMaxArrayBytes) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": more than ", kMaxArrayBytes,
@@ -39,6 +42,7 @@ absl::StatusOr<int64_t> CheckedArrayBytes(absl::Span<const int64_t> dimensions,
     }
     bytes = *next;
   }
+  if (empty) return 0;
   return bytes;
 }
 

@@ -29,8 +29,15 @@ TEST(CheckedArrayBytesTest, ExactBelowTheLimit) {
             base::kMaxArrayBytes);
 }
 
-TEST(CheckedArrayBytesTest, ZeroAnywhereIsZeroWhateverTheRest) {
-  EXPECT_EQ(*base::CheckedArrayBytes({kInt64Max, kInt64Max, 0}, 4, "x"), 0);
+TEST(CheckedArrayBytesTest, EmptyArraysObeyTheLimitInTheirOtherDimensions) {
+  EXPECT_EQ(*base::CheckedArrayBytes({int64_t{1} << 40, 0}, 4, "x"), 0);
+  EXPECT_EQ(*base::CheckedArrayBytes({0, 0, 7}, 4, "x"), 0);
+  // Element counts and strides multiply every dimension in turn: the
+  // product of the others must fit before the zero is reached (a fuzzed
+  // .npy header of shape (922, 37209223372036857, 0) overflowed there).
+  EXPECT_FALSE(base::CheckedArrayBytes({kInt64Max, kInt64Max, 0}, 4, "x").ok());
+  EXPECT_FALSE(
+      base::CheckedArrayBytes({922, 37209223372036857, 0}, 4, "x").ok());
 }
 
 TEST(CheckedArrayBytesTest, OverflowAndLimitAreErrors) {
