@@ -58,6 +58,13 @@ ExecutionCounters ExecutionCounters::operator-(
   return difference;
 }
 
+ExecutionCounters ExecutionCounters::operator+(
+    const ExecutionCounters& other) const {
+  ExecutionCounters sum = *this;
+  for (const Field& field : kFields) sum.*field.value += other.*field.value;
+  return sum;
+}
+
 std::string ExecutionCounters::ToString() const {
   return Join(*this, "=", " ");
 }

@@ -30,6 +30,7 @@ struct ExecutionCounters {
 
   // Counter by counter.
   ExecutionCounters operator-(const ExecutionCounters& earlier) const;
+  ExecutionCounters operator+(const ExecutionCounters& other) const;
 
   // "executions=2 failed_executions=0 ...": every counter, in order.
   std::string ToString() const;

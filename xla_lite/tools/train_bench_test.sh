@@ -29,6 +29,23 @@ all=$(grep "all steps: " <<<"$out")
 grep -q " parameter_copies=0 " <<<"$all" && grep -q " stabilization_copies=0 " <<<"$all" \
   || fail "staged copied: $out"
 
+# Data parallel over the host's two devices: the global step trains, and
+# the devices' counters added up show nothing recorded again after step 2.
+dp=configs/models/dp2_mlp
+out=$("$bin" train --platform=host --hlo=$dp/train_step.hlo --devices=2 \
+  --steps=5 --batch=fixed 2>&1) || fail "data-parallel train failed: $out"
+grep -q "on 2 host devices" <<<"$out" || fail "not on 2 devices: $out"
+steady=$(grep "after step 2: " <<<"$out")
+grep -q " executions=6 " <<<"$steady" || fail "not 3 steps x 2 devices: $out"
+grep -q " command_buffer_records=0 " <<<"$steady" || fail "re-recorded: $out"
+first=$(sed -n 's/^summary: loss \([^ ]*\) -> .*/\1/p' <<<"$out")
+last=$(sed -n 's/^summary: loss [^ ]* -> \(.*\)/\1/p' <<<"$out")
+python3 -c "import sys; sys.exit(0 if float('$last') < float('$first') else 1)" \
+  || fail "data-parallel loss did not decrease: $first -> $last"
+out=$("$bin" train --platform=host --hlo=$dp/train_step.hlo --devices=3 2>&1) \
+  && fail "--devices=3 accepted on a 2-device platform"
+grep -q "devices=3" <<<"$out" || fail "unclear --devices error: $out"
+
 out=$("$bin" train --platform=host --hlo=$model/train_step.hlo --batch=sideways 2>&1) \
   && fail "bad --batch accepted"
 grep -q "moving, fixed or staged" <<<"$out" || fail "unclear --batch error: $out"

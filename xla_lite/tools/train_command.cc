@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <functional>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "xla_lite/primitive_util.h"
 #include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/training/compiled_program.h"
+#include "xla_lite/training/data_parallel_program.h"
 #include "xla_lite/training/step_statistics.h"
 #include "xla_lite/training/training_loop.h"
 
@@ -81,15 +83,26 @@ int64_t FirstNonFinite(const std::vector<Literal>& literals) {
   return -1;
 }
 
+// What the loop trains: one device's TrainingLoop or a data-parallel
+// program over several, seen through the same few calls.
+struct Trainee {
+  std::string name;
+  std::string where;  // "cuda:0 (NVIDIA H100 ...)", "2 host devices"
+  std::function<absl::StatusOr<double>()> step;
+  std::function<absl::StatusOr<std::optional<float>>()> loss;
+  std::function<absl::StatusOr<std::vector<Literal>>()> results;
+  std::function<gpu::ExecutionCounters()> counters;
+};
+
 // Stops the run at a non-finite loss, saying where it came from when that
 // is cheap to tell: an argument that already held one, else the results.
 absl::Status NonFiniteLossError(int64_t step, float loss,
                                 const std::vector<Literal>& arguments,
-                                TrainingLoop& loop) {
+                                const Trainee& trainee) {
   std::string origin;
   if (int64_t input = FirstNonFinite(arguments); input >= 0) {
     origin = absl::StrCat("; input ", input, " holds non-finite values");
-  } else if (absl::StatusOr<std::vector<Literal>> results = loop.Results();
+  } else if (absl::StatusOr<std::vector<Literal>> results = trainee.results();
              results.ok() && FirstNonFinite(*results) >= 0) {
     origin = absl::StrCat("; the inputs are finite, result ",
                           FirstNonFinite(*results),
@@ -98,6 +111,104 @@ absl::Status NonFiniteLossError(int64_t step, float loss,
   return absl::FailedPreconditionError(absl::StrCat(
       "step ", step, ": the loss is ", LossText(loss), origin,
       " (--allow_nonfinite_loss keeps going)"));
+}
+
+// The steps, the progress and the summary, whatever runs them.
+absl::Status TrainSteps(const TrainFlags& flags, const Trainee& trainee,
+                        const std::vector<Literal>& arguments) {
+  Progress progress(flags.steps);
+  std::vector<double> times;
+  std::optional<float> first_loss, last_loss;
+  gpu::ExecutionCounters after_two;
+  for (int64_t step = 1; step <= flags.steps; ++step) {
+    absl::StatusOr<double> micros = trainee.step();
+    if (!micros.ok()) {
+      return absl::Status(micros.status().code(),
+                          absl::StrCat("step ", step, ": ",
+                                       micros.status().message()));
+    }
+    times.push_back(*micros);
+    ASSIGN_OR_RETURN(last_loss, trainee.loss());
+    if (last_loss.has_value() && !std::isfinite(*last_loss) &&
+        !flags.allow_nonfinite_loss) {
+      progress.Update(step, last_loss, *micros);
+      return NonFiniteLossError(step, *last_loss, arguments, trainee);
+    }
+    if (step == 1) first_loss = last_loss;
+    if (step == 2) after_two = trainee.counters();
+    progress.Update(step, last_loss, *micros);
+  }
+  gpu::ExecutionCounters total = trainee.counters();
+  std::vector<double> steady(times.begin() + std::min<size_t>(1, times.size()),
+                             times.end());
+  std::printf("summary: loss %s -> %s\n", LossText(first_loss).c_str(),
+              LossText(last_loss).c_str());
+  std::printf("  step time: first %.1f us, median %.1f us, p90 %.1f us\n",
+              times.front(), Quantile(steady, 0.5), Quantile(steady, 0.9));
+  std::printf("  runtime, all steps: %s\n", total.ToString().c_str());
+  if (flags.steps > 2) {
+    std::printf("  runtime after step 2: %s\n",
+                (total - after_two).ToString().c_str());
+  }
+  return absl::OkStatus();
+}
+
+void PrintHeader(const TrainFlags& flags, const Trainee& trainee,
+                 BatchMode batch, const DebugOptions& options) {
+  std::string flag_text = DebugOptionsToFlags(options);
+  std::printf("train %s on %s, %lld steps, %s batch\noptions: %s\n",
+              trainee.name.c_str(), trainee.where.c_str(),
+              static_cast<long long>(flags.steps), BatchModeName(batch),
+              flag_text.empty() ? "(defaults)" : flag_text.c_str());
+}
+
+absl::Status TrainOneDevice(const TrainFlags& flags, se::Platform* platform,
+                            BatchMode batch, const DebugOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
+                   CreateExecutor(platform, options));
+  ASSIGN_OR_RETURN(CompiledProgram program,
+                   CompileHloFile(flags.hlo, executor.get(), options));
+  ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
+                   TrainingLoop::Create(program.executable.get(),
+                                        program.layout, executor.get(), batch));
+  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                   ReadOrSeedArguments(flags.inputs, program.layout,
+                                       program.executable->signature(),
+                                       flags.seed));
+  RETURN_IF_ERROR(loop->SetArguments(arguments));
+  const se::DeviceDescription& device = executor->GetDeviceDescription();
+  TrainingLoop* raw = loop.get();
+  Trainee trainee{
+      program.name,
+      absl::StrCat(platform->Name(), ":", executor->device_ordinal(), " (",
+                   device.name, ")"),
+      [raw] { return raw->Step(); },
+      [raw] { return raw->Loss(); },
+      [raw] { return raw->Results(); },
+      [raw] { return raw->stats().Snapshot(); }};
+  PrintHeader(flags, trainee, batch, options);
+  return TrainSteps(flags, trainee, arguments);
+}
+
+absl::Status TrainDataParallel(const TrainFlags& flags, se::Platform* platform,
+                               BatchMode batch, const DebugOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DataParallelProgram> program,
+                   DataParallelProgram::Create(flags.hlo, platform,
+                                               flags.devices, options, batch));
+  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                   ReadOrSeedArguments(flags.inputs, program->global_layout(),
+                                       program->signature(), flags.seed));
+  RETURN_IF_ERROR(program->SetArguments(arguments));
+  DataParallelProgram* raw = program.get();
+  Trainee trainee{
+      program->name(),
+      absl::StrCat(flags.devices, " ", platform->Name(), " devices"),
+      [raw] { return raw->Steps(1); },
+      [raw] { return raw->Loss(); },
+      [raw] { return raw->Results(); },
+      [raw] { return raw->TotalCounters(); }};
+  PrintHeader(flags, trainee, batch, options);
+  return TrainSteps(flags, trainee, arguments);
 }
 
 }  // namespace
@@ -116,61 +227,14 @@ absl::Status TrainCommand(const TrainFlags& flags, se::Platform* platform,
     options.set_xla_gpu_command_buffer_parameter_stabilization(
         DebugOptions::PARAMETER_STABILIZATION_STAGED);
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
-                   CreateExecutor(platform, options));
-  ASSIGN_OR_RETURN(CompiledProgram program,
-                   CompileHloFile(flags.hlo, executor.get(), options));
-  ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
-                   TrainingLoop::Create(program.executable.get(),
-                                        program.layout, executor.get(), batch));
-  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
-                   ReadOrSeedArguments(flags.inputs, program.layout,
-                                       program.executable->signature(), flags.seed));
-  RETURN_IF_ERROR(loop->SetArguments(arguments));
-
-  const se::DeviceDescription& device = executor->GetDeviceDescription();
-  std::string flag_text = DebugOptionsToFlags(options);
-  std::printf("train %s on %s:%d (%s), %lld steps, %s batch\noptions: %s\n",
-              program.name.c_str(), platform->Name().c_str(),
-              executor->device_ordinal(), device.name.c_str(),
-              static_cast<long long>(flags.steps), BatchModeName(batch),
-              flag_text.empty() ? "(defaults)" : flag_text.c_str());
-
-  Progress progress(flags.steps);
-  std::vector<double> times;
-  std::optional<float> first_loss, last_loss;
-  gpu::ExecutionCounters after_two;
-  for (int64_t step = 1; step <= flags.steps; ++step) {
-    absl::StatusOr<double> micros = loop->Step();
-    if (!micros.ok()) {
-      return absl::Status(micros.status().code(),
-                          absl::StrCat("step ", step, ": ",
-                                       micros.status().message()));
-    }
-    times.push_back(*micros);
-    ASSIGN_OR_RETURN(last_loss, loop->Loss());
-    if (last_loss.has_value() && !std::isfinite(*last_loss) &&
-        !flags.allow_nonfinite_loss) {
-      progress.Update(step, last_loss, *micros);
-      return NonFiniteLossError(step, *last_loss, arguments, *loop);
-    }
-    if (step == 1) first_loss = last_loss;
-    if (step == 2) after_two = loop->stats().Snapshot();
-    progress.Update(step, last_loss, *micros);
+  if (flags.devices < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--devices must be at least 1, got ", flags.devices));
   }
-  gpu::ExecutionCounters total = loop->stats().Snapshot();
-  std::vector<double> steady(times.begin() + std::min<size_t>(1, times.size()),
-                             times.end());
-  std::printf("summary: loss %s -> %s\n", LossText(first_loss).c_str(),
-              LossText(last_loss).c_str());
-  std::printf("  step time: first %.1f us, median %.1f us, p90 %.1f us\n",
-              times.front(), Quantile(steady, 0.5), Quantile(steady, 0.9));
-  std::printf("  runtime, all steps: %s\n", total.ToString().c_str());
-  if (flags.steps > 2) {
-    std::printf("  runtime after step 2: %s\n",
-                (total - after_two).ToString().c_str());
+  if (flags.devices > 1) {
+    return TrainDataParallel(flags, platform, batch, options);
   }
-  return absl::OkStatus();
+  return TrainOneDevice(flags, platform, batch, options);
 }
 
 }  // namespace xla_lite

@@ -16,11 +16,15 @@ struct TrainFlags {
   int64_t steps = 100;
   std::string batch = "moving";  // moving, fixed or staged (TrainingLoop).
   uint32_t seed = 0;   // For arguments when no --inputs.
+  // Above 1: a data-parallel step (shard_map) over that many devices of
+  // the platform; inputs and outputs are the global arrays.
+  int64_t devices = 1;
   // Keep going after a NaN or infinite loss instead of stopping there.
   bool allow_nonfinite_loss = false;
 };
 
-// `xla_lite train`: compiles the step for `platform`'s device 0, runs it
+// `xla_lite train`: compiles the step for `platform`'s device 0 (or
+// partitions it over `devices` devices), runs it
 // `steps` times as a training loop does, shows progress (a bar on a
 // terminal, a line every tenth of the run otherwise) with the loss and the
 // step time, and ends with a summary: loss first and last, step time

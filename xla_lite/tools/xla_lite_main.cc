@@ -36,8 +36,8 @@ ABSL_FLAG(std::string, platform, "",
           "host, cuda or rocm; empty picks the first available (GPU first)");
 ABSL_FLAG(std::string, hlo, "", "run: the HLO text file to compile");
 ABSL_FLAG(int64_t, devices, 1,
-          "run: devices of the platform to run a data-parallel step on "
-          "(global inputs and outputs)");
+          "run, train: devices of the platform to run a data-parallel step "
+          "on (global inputs and outputs)");
 ABSL_FLAG(std::string, inputs, "",
           "run: directory with input_<i>.npy for each entry parameter i");
 ABSL_FLAG(std::string, outputs, "",
@@ -134,6 +134,7 @@ absl::Status Train(const DebugOptions& options) {
   flags.batch = absl::GetFlag(FLAGS_batch);
   flags.seed = absl::GetFlag(FLAGS_seed);
   flags.allow_nonfinite_loss = absl::GetFlag(FLAGS_allow_nonfinite_loss);
+  flags.devices = absl::GetFlag(FLAGS_devices);
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return TrainCommand(flags, platform, options);
 }

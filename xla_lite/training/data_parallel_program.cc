@@ -47,7 +47,8 @@ DataParallelProgram::~DataParallelProgram() {
 
 absl::StatusOr<std::unique_ptr<DataParallelProgram>>
 DataParallelProgram::Create(const std::string& path, se::Platform* platform,
-                            int64_t devices, const DebugOptions& options) {
+                            int64_t devices, const DebugOptions& options,
+                            BatchMode batch) {
   if (devices < 1 || devices > platform->VisibleDeviceCount()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--devices=", devices, ": platform ", platform->Name(), " has ",
@@ -92,7 +93,7 @@ DataParallelProgram::Create(const std::string& path, se::Platform* platform,
     program->device_params_[d] = {d, program->cliques_.get()};
     ASSIGN_OR_RETURN(std::unique_ptr<TrainingLoop> loop,
                      TrainingLoop::Create(program->executable_.get(), layout,
-                                          raw[d], BatchMode::kFixed));
+                                          raw[d], batch));
     loop->set_collectives(&program->device_params_[d]);
     program->loops_.push_back(std::move(loop));
   }
@@ -133,6 +134,12 @@ absl::StatusOr<std::vector<Literal>> DataParallelProgram::Results() {
     per_device.push_back(std::move(results));
   }
   return GatherGlobalResults(signature_, per_device);
+}
+
+gpu::ExecutionCounters DataParallelProgram::TotalCounters() const {
+  gpu::ExecutionCounters total;
+  for (const auto& loop : loops_) total = total + loop->stats().Snapshot();
+  return total;
 }
 
 absl::StatusOr<std::optional<float>> DataParallelProgram::Loss() {

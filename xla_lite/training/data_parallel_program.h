@@ -29,7 +29,7 @@ class DataParallelProgram {
   // `path`; errors name the file.
   static absl::StatusOr<std::unique_ptr<DataParallelProgram>> Create(
       const std::string& path, se::Platform* platform, int64_t devices,
-      const DebugOptions& options);
+      const DebugOptions& options, BatchMode batch = BatchMode::kFixed);
   ~DataParallelProgram();
 
   // Splits the global arguments and uploads each device's piece.
@@ -47,6 +47,13 @@ class DataParallelProgram {
   const std::string& name() const { return name_; }
   const gpu::ExecutionStats& stats(int64_t device) const {
     return loops_.at(device)->stats();
+  }
+  // Every device's counters, added up.
+  gpu::ExecutionCounters TotalCounters() const;
+  // The per-device program's signature: which parameters are donated
+  // (the same parameter numbers as the global module's).
+  const gpu::EntrySignature& signature() const {
+    return executable_->signature();
   }
   const gpu::CollectiveCliques& cliques() const { return *cliques_; }
   // The global entry parameters (with their layouts), for reading inputs.
