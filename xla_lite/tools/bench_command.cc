@@ -20,6 +20,7 @@
 #include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/tools/bench_report.h"
 #include "xla_lite/training/compiled_program.h"
+#include "xla_lite/training/data_parallel_program.h"
 #include "xla_lite/training/step_statistics.h"
 #include "xla_lite/training/training_loop.h"
 
@@ -106,25 +107,63 @@ absl::StatusOr<ModelSource> SourceOf(const std::string& path) {
   return source;
 }
 
+// A mode's compiled step with its arguments set, on one device or on
+// flags.devices; the runner it holds uses the rest.
+struct PreparedStep {
+  CompiledProgram program;
+  std::unique_ptr<TrainingLoop> loop;
+  std::unique_ptr<DataParallelProgram> data_parallel;
+  StepRunner* runner = nullptr;
+};
+
+absl::StatusOr<PreparedStep> Prepare(const ModelSource& source,
+                                     const ModeSetup& setup,
+                                     const BenchFlags& flags,
+                                     se::Platform* platform,
+                                     se::StreamExecutor* executor,
+                                     const DebugOptions& options) {
+  PreparedStep step;
+  if (flags.devices > 1) {
+    ASSIGN_OR_RETURN(step.data_parallel,
+                     DataParallelProgram::Create(
+                         source.hlo, platform, flags.devices, options,
+                         setup.batch));
+    ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                     ReadOrSeedArguments(source.inputs,
+                                         step.data_parallel->global_layout(),
+                                         step.data_parallel->signature(), 0));
+    RETURN_IF_ERROR(step.data_parallel->SetArguments(arguments));
+    step.runner = step.data_parallel.get();
+    return step;
+  }
+  ASSIGN_OR_RETURN(step.program, CompileHloFile(source.hlo, executor, options));
+  ASSIGN_OR_RETURN(step.loop,
+                   TrainingLoop::Create(step.program.executable.get(),
+                                        step.program.layout, executor,
+                                        setup.batch));
+  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
+                   ReadOrSeedArguments(source.inputs, step.program.layout,
+                                       step.program.executable->signature(),
+                                       0));
+  RETURN_IF_ERROR(step.loop->SetArguments(arguments));
+  step.runner = step.loop.get();
+  return step;
+}
+
 absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
                                   const ModeSetup& setup,
                                   const BenchFlags& flags,
+                                  se::Platform* platform,
                                   se::StreamExecutor* executor,
                                   const DebugOptions& base) {
   DebugOptions options = OptionsFor(setup, base);
   absl::Time compile_start = absl::Now();
-  ASSIGN_OR_RETURN(CompiledProgram program,
-                   CompileHloFile(source.hlo, executor, options));
+  ASSIGN_OR_RETURN(PreparedStep prepared,
+                   Prepare(source, setup, flags, platform, executor, options));
+  // With the arguments' upload: small next to compiling.
   double compile_us =
       absl::ToDoubleMicroseconds(absl::Now() - compile_start);
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<TrainingLoop> loop,
-      TrainingLoop::Create(program.executable.get(), program.layout, executor,
-                           setup.batch));
-  ASSIGN_OR_RETURN(std::vector<Literal> arguments,
-                   ReadOrSeedArguments(source.inputs, program.layout,
-                                       program.executable->signature(), 0));
-  RETURN_IF_ERROR(loop->SetArguments(arguments));
+  StepRunner* loop = prepared.runner;
 
   BenchMode measured;
   measured.set_mode(setup.mode);
@@ -134,7 +173,7 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
   for (int64_t step = 0; step < 1 + flags.steps; ++step) {
     ASSIGN_OR_RETURN(double micros, loop->Step());
     if (step == 0) measured.set_first_step_us(micros);
-    if (step == 1) after_two = loop->stats().Snapshot();
+    if (step == 1) after_two = loop->Counters();
     measured.add_step_us(micros);
   }
   std::vector<double> per_step;
@@ -142,7 +181,7 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
     ASSIGN_OR_RETURN(double micros, loop->Steps(flags.block_steps));
     per_step.push_back(micros / flags.block_steps);
   }
-  gpu::ExecutionCounters steady = loop->stats().Snapshot() - after_two;
+  gpu::ExecutionCounters steady = loop->Counters() - after_two;
   SetSteadyCounters(steady, steady.executions, &measured);
   measured.set_median_us(Quantile(per_step, 0.5));
   measured.set_p10_us(Quantile(per_step, 0.1));
@@ -160,10 +199,13 @@ absl::StatusOr<BenchMode> RunMode(const ModelSource& source,
 absl::StatusOr<BenchModel> RunModel(const std::string& path,
                                     const std::vector<ModeSetup>& modes,
                                     const BenchFlags& flags,
+                                    se::Platform* platform,
                                     se::StreamExecutor* executor,
                                     const DebugOptions& options) {
   ASSIGN_OR_RETURN(ModelSource source, SourceOf(path));
-  std::printf("bench %s on %s\n", source.name.c_str(),
+  std::printf("bench %s on %s%s\n", source.name.c_str(),
+              flags.devices > 1 ? absl::StrCat(flags.devices, " x ").c_str()
+                                : "",
               executor->GetDeviceDescription().name.c_str());
   BenchModel model;
   model.set_name(source.name);
@@ -171,7 +213,7 @@ absl::StatusOr<BenchModel> RunModel(const std::string& path,
   model.set_config(source.config);
   for (const ModeSetup& setup : modes) {
     absl::StatusOr<BenchMode> measured =
-        RunMode(source, setup, flags, executor, options);
+        RunMode(source, setup, flags, platform, executor, options);
     if (!measured.ok()) {
       return absl::Status(
           measured.status().code(),
@@ -212,6 +254,10 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
     return absl::InvalidArgumentError(absl::StrCat(
         "--steps, --blocks and --block_steps must be at most ", kMaxSteps));
   }
+  if (flags.devices < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--devices must be at least 1, got ", flags.devices));
+  }
   if (!std::isfinite(flags.tolerance) || flags.tolerance < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--tolerance must be a finite fraction >= 0, got ", flags.tolerance));
@@ -244,8 +290,8 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
   result.set_xla_lite_version(kXlaLiteVersion);
   for (absl::string_view path : absl::StrSplit(flags.models, ',')) {
     ASSIGN_OR_RETURN(*result.add_models(),
-                     RunModel(std::string(path), modes, flags, executor.get(),
-                              options));
+                     RunModel(std::string(path), modes, flags, platform,
+                              executor.get(), options));
   }
   std::printf("\n%s", BenchTable(result).c_str());
   if (!flags.out.empty()) {

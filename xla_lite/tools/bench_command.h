@@ -24,6 +24,9 @@ struct BenchFlags {
   std::string baseline;      // A bench.json to compare medians against.
   double tolerance = 0.25;
   std::string peers;         // tests/peers/run_peers.sh output (JSON lines).
+  // Above 1: data-parallel steps (shard_map modules) over that many
+  // devices; step times are the slowest device's.
+  int64_t devices = 1;
 };
 
 // `xla_lite bench`: the step-time regression benchmark. For every model and

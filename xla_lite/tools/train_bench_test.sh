@@ -42,6 +42,15 @@ first=$(sed -n 's/^summary: loss \([^ ]*\) -> .*/\1/p' <<<"$out")
 last=$(sed -n 's/^summary: loss [^ ]* -> \(.*\)/\1/p' <<<"$out")
 python3 -c "import sys; sys.exit(0 if float('$last') < float('$first') else 1)" \
   || fail "data-parallel loss did not decrease: $first -> $last"
+out=$("$bin" bench --platform=host --models=$dp --devices=2 --modes=cached_fixed \
+  --steps=3 --blocks=2 --block_steps=2 --out="$tmp/bench_dp" 2>&1) \
+  || fail "data-parallel bench failed: $out"
+grep -q "bench dp2_mlp on 2 x " <<<"$out" || fail "bench not on 2 devices: $out"
+python3 - "$tmp/bench_dp" <<'PY' || fail "bad data-parallel bench output"
+import json, sys
+mode = json.load(open(sys.argv[1] + "/bench.json"))["models"][0]["modes"][0]
+assert mode["mode"] == "cached_fixed" and mode["median_us"] > 0, mode
+PY
 out=$("$bin" train --platform=host --hlo=$dp/train_step.hlo --devices=3 2>&1) \
   && fail "--devices=3 accepted on a 2-device platform"
 grep -q "devices=3" <<<"$out" || fail "unclear --devices error: $out"

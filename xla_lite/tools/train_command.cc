@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <functional>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -18,6 +17,7 @@
 #include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/training/compiled_program.h"
 #include "xla_lite/training/data_parallel_program.h"
+#include "xla_lite/training/step_runner.h"
 #include "xla_lite/training/step_statistics.h"
 #include "xla_lite/training/training_loop.h"
 
@@ -83,26 +83,15 @@ int64_t FirstNonFinite(const std::vector<Literal>& literals) {
   return -1;
 }
 
-// What the loop trains: one device's TrainingLoop or a data-parallel
-// program over several, seen through the same few calls.
-struct Trainee {
-  std::string name;
-  std::string where;  // "cuda:0 (NVIDIA H100 ...)", "2 host devices"
-  std::function<absl::StatusOr<double>()> step;
-  std::function<absl::StatusOr<std::optional<float>>()> loss;
-  std::function<absl::StatusOr<std::vector<Literal>>()> results;
-  std::function<gpu::ExecutionCounters()> counters;
-};
-
 // Stops the run at a non-finite loss, saying where it came from when that
 // is cheap to tell: an argument that already held one, else the results.
 absl::Status NonFiniteLossError(int64_t step, float loss,
                                 const std::vector<Literal>& arguments,
-                                const Trainee& trainee) {
+                                StepRunner& runner) {
   std::string origin;
   if (int64_t input = FirstNonFinite(arguments); input >= 0) {
     origin = absl::StrCat("; input ", input, " holds non-finite values");
-  } else if (absl::StatusOr<std::vector<Literal>> results = trainee.results();
+  } else if (absl::StatusOr<std::vector<Literal>> results = runner.Results();
              results.ok() && FirstNonFinite(*results) >= 0) {
     origin = absl::StrCat("; the inputs are finite, result ",
                           FirstNonFinite(*results),
@@ -114,31 +103,31 @@ absl::Status NonFiniteLossError(int64_t step, float loss,
 }
 
 // The steps, the progress and the summary, whatever runs them.
-absl::Status TrainSteps(const TrainFlags& flags, const Trainee& trainee,
+absl::Status TrainSteps(const TrainFlags& flags, StepRunner& runner,
                         const std::vector<Literal>& arguments) {
   Progress progress(flags.steps);
   std::vector<double> times;
   std::optional<float> first_loss, last_loss;
   gpu::ExecutionCounters after_two;
   for (int64_t step = 1; step <= flags.steps; ++step) {
-    absl::StatusOr<double> micros = trainee.step();
+    absl::StatusOr<double> micros = runner.Step();
     if (!micros.ok()) {
       return absl::Status(micros.status().code(),
                           absl::StrCat("step ", step, ": ",
                                        micros.status().message()));
     }
     times.push_back(*micros);
-    ASSIGN_OR_RETURN(last_loss, trainee.loss());
+    ASSIGN_OR_RETURN(last_loss, runner.Loss());
     if (last_loss.has_value() && !std::isfinite(*last_loss) &&
         !flags.allow_nonfinite_loss) {
       progress.Update(step, last_loss, *micros);
-      return NonFiniteLossError(step, *last_loss, arguments, trainee);
+      return NonFiniteLossError(step, *last_loss, arguments, runner);
     }
     if (step == 1) first_loss = last_loss;
-    if (step == 2) after_two = trainee.counters();
+    if (step == 2) after_two = runner.Counters();
     progress.Update(step, last_loss, *micros);
   }
-  gpu::ExecutionCounters total = trainee.counters();
+  gpu::ExecutionCounters total = runner.Counters();
   std::vector<double> steady(times.begin() + std::min<size_t>(1, times.size()),
                              times.end());
   std::printf("summary: loss %s -> %s\n", LossText(first_loss).c_str(),
@@ -153,11 +142,13 @@ absl::Status TrainSteps(const TrainFlags& flags, const Trainee& trainee,
   return absl::OkStatus();
 }
 
-void PrintHeader(const TrainFlags& flags, const Trainee& trainee,
-                 BatchMode batch, const DebugOptions& options) {
+// `where`: "cuda:0 (NVIDIA H100 ...)", "2 host devices".
+void PrintHeader(const TrainFlags& flags, const std::string& name,
+                 const std::string& where, BatchMode batch,
+                 const DebugOptions& options) {
   std::string flag_text = DebugOptionsToFlags(options);
   std::printf("train %s on %s, %lld steps, %s batch\noptions: %s\n",
-              trainee.name.c_str(), trainee.where.c_str(),
+              name.c_str(), where.c_str(),
               static_cast<long long>(flags.steps), BatchModeName(batch),
               flag_text.empty() ? "(defaults)" : flag_text.c_str());
 }
@@ -177,17 +168,11 @@ absl::Status TrainOneDevice(const TrainFlags& flags, se::Platform* platform,
                                        flags.seed));
   RETURN_IF_ERROR(loop->SetArguments(arguments));
   const se::DeviceDescription& device = executor->GetDeviceDescription();
-  TrainingLoop* raw = loop.get();
-  Trainee trainee{
-      program.name,
-      absl::StrCat(platform->Name(), ":", executor->device_ordinal(), " (",
-                   device.name, ")"),
-      [raw] { return raw->Step(); },
-      [raw] { return raw->Loss(); },
-      [raw] { return raw->Results(); },
-      [raw] { return raw->stats().Snapshot(); }};
-  PrintHeader(flags, trainee, batch, options);
-  return TrainSteps(flags, trainee, arguments);
+  PrintHeader(flags, program.name,
+              absl::StrCat(platform->Name(), ":", executor->device_ordinal(),
+                           " (", device.name, ")"),
+              batch, options);
+  return TrainSteps(flags, *loop, arguments);
 }
 
 absl::Status TrainDataParallel(const TrainFlags& flags, se::Platform* platform,
@@ -199,16 +184,10 @@ absl::Status TrainDataParallel(const TrainFlags& flags, se::Platform* platform,
                    ReadOrSeedArguments(flags.inputs, program->global_layout(),
                                        program->signature(), flags.seed));
   RETURN_IF_ERROR(program->SetArguments(arguments));
-  DataParallelProgram* raw = program.get();
-  Trainee trainee{
-      program->name(),
-      absl::StrCat(flags.devices, " ", platform->Name(), " devices"),
-      [raw] { return raw->Steps(1); },
-      [raw] { return raw->Loss(); },
-      [raw] { return raw->Results(); },
-      [raw] { return raw->TotalCounters(); }};
-  PrintHeader(flags, trainee, batch, options);
-  return TrainSteps(flags, trainee, arguments);
+  PrintHeader(flags, program->name(),
+              absl::StrCat(flags.devices, " ", platform->Name(), " devices"),
+              batch, options);
+  return TrainSteps(flags, *program, arguments);
 }
 
 }  // namespace

@@ -36,8 +36,8 @@ ABSL_FLAG(std::string, platform, "",
           "host, cuda or rocm; empty picks the first available (GPU first)");
 ABSL_FLAG(std::string, hlo, "", "run: the HLO text file to compile");
 ABSL_FLAG(int64_t, devices, 1,
-          "run, train: devices of the platform to run a data-parallel step "
-          "on (global inputs and outputs)");
+          "run, train, bench: devices of the platform to run a "
+          "data-parallel step on (global inputs and outputs)");
 ABSL_FLAG(std::string, inputs, "",
           "run: directory with input_<i>.npy for each entry parameter i");
 ABSL_FLAG(std::string, outputs, "",
@@ -150,6 +150,7 @@ absl::Status Bench(const DebugOptions& options) {
   flags.baseline = absl::GetFlag(FLAGS_baseline);
   flags.tolerance = absl::GetFlag(FLAGS_tolerance);
   flags.peers = absl::GetFlag(FLAGS_peers);
+  flags.devices = absl::GetFlag(FLAGS_devices);
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return BenchCommand(flags, platform, options);
 }

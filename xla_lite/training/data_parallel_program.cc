@@ -136,7 +136,7 @@ absl::StatusOr<std::vector<Literal>> DataParallelProgram::Results() {
   return GatherGlobalResults(signature_, per_device);
 }
 
-gpu::ExecutionCounters DataParallelProgram::TotalCounters() const {
+gpu::ExecutionCounters DataParallelProgram::Counters() const {
   gpu::ExecutionCounters total;
   for (const auto& loop : loops_) total = total + loop->stats().Snapshot();
   return total;

@@ -23,25 +23,26 @@ namespace xla_lite {
 // its per-device program, compiled once, and run by one TrainingLoop per
 // device, each on its own thread, through one set of communicators.
 // Arguments and results are the global arrays.
-class DataParallelProgram {
+class DataParallelProgram : public StepRunner {
  public:
   // Parses, verifies, partitions for `devices` devices and compiles
   // `path`; errors name the file.
   static absl::StatusOr<std::unique_ptr<DataParallelProgram>> Create(
       const std::string& path, se::Platform* platform, int64_t devices,
       const DebugOptions& options, BatchMode batch = BatchMode::kFixed);
-  ~DataParallelProgram();
+  ~DataParallelProgram() override;
 
   // Splits the global arguments and uploads each device's piece.
   absl::Status SetArguments(const std::vector<Literal>& global);
   // `count` steps on every device at once; returns the slowest device's
   // time in microseconds. A device that fails aborts the communicators,
   // so the others return an error instead of waiting at a collective.
-  absl::StatusOr<double> Steps(int64_t count);
+  absl::StatusOr<double> Steps(int64_t count) override;
+  absl::StatusOr<double> Step() override { return Steps(1); }
   // The last step's global results.
-  absl::StatusOr<std::vector<Literal>> Results();
+  absl::StatusOr<std::vector<Literal>> Results() override;
   // The last step's loss (device 0's: the replicated loss is the same).
-  absl::StatusOr<std::optional<float>> Loss();
+  absl::StatusOr<std::optional<float>> Loss() override;
 
   int64_t device_count() const { return loops_.size(); }
   const std::string& name() const { return name_; }
@@ -49,7 +50,7 @@ class DataParallelProgram {
     return loops_.at(device)->stats();
   }
   // Every device's counters, added up.
-  gpu::ExecutionCounters TotalCounters() const;
+  gpu::ExecutionCounters Counters() const override;
   // The per-device program's signature: which parameters are donated
   // (the same parameter numbers as the global module's).
   const gpu::EntrySignature& signature() const {

@@ -17,6 +17,7 @@
 #include "xla_lite/runtime/execution_output.h"
 #include "xla_lite/runtime/execution_stats.h"
 #include "xla_lite/runtime/gpu_executable.h"
+#include "xla_lite/training/step_runner.h"
 
 namespace xla_lite {
 
@@ -40,28 +41,31 @@ const char* BatchModeName(BatchMode mode);
 // batch arrives as `BatchMode` says, and each step's wall time is measured.
 // Moving and staged batches cost one device-to-device copy a step, the
 // loader's copy of the batch into its buffer; fixed ones none.
-class TrainingLoop {
+class TrainingLoop : public StepRunner {
  public:
   // `layout` is the module's entry_computation_layout; `executable` must
   // outlive the loop. Creates a stream on `executor`.
   static absl::StatusOr<std::unique_ptr<TrainingLoop>> Create(
       gpu::GpuExecutable* executable, ComputationLayout layout,
       se::StreamExecutor* executor, BatchMode batch_mode);
-  ~TrainingLoop();
+  ~TrainingLoop() override;
 
   // Uploads one array per entry parameter (logical, row-major).
   absl::Status SetArguments(const std::vector<Literal>& arguments);
 
   // Runs one step and waits for it; returns its wall time in microseconds.
-  absl::StatusOr<double> Step();
+  absl::StatusOr<double> Step() override;
   // Enqueues `count` steps back to back and waits once at the end, as a
   // pipelined training loop does; returns the total in microseconds.
-  absl::StatusOr<double> Steps(int64_t count);
+  absl::StatusOr<double> Steps(int64_t count) override;
 
   // The last step's loss: its first non-aliased scalar result, if any.
-  absl::StatusOr<std::optional<float>> Loss();
+  absl::StatusOr<std::optional<float>> Loss() override;
   // The last step's results as logical arrays.
-  absl::StatusOr<std::vector<Literal>> Results();
+  absl::StatusOr<std::vector<Literal>> Results() override;
+  gpu::ExecutionCounters Counters() const override {
+    return stats_->Snapshot();
+  }
 
   const gpu::ExecutionStats& stats() const { return *stats_; }
   int64_t steps_run() const { return steps_run_; }
