@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
@@ -75,7 +77,16 @@ class Merger {
   // Whether every buffer `op` writes is a result.
   bool WritesOnlyResults(int op) const;
   // Merges op `b` into op `a` when legal; returns whether it did.
-  absl::StatusOr<bool> TryMerge(int a, int b);
+  // `graph` is over the plan as it is (no merge since it was made).
+  absl::StatusOr<bool> TryMerge(const OpGraph& graph, int a, int b);
+  // Who an op is across renumbering: its first root and root count (a
+  // merge keeps the first op's roots first and adds the second's).
+  using OpKey = std::tuple<const HloInstruction*, size_t,
+                           const HloInstruction*, size_t>;
+  OpKey KeyOf(int a, int b) const {
+    return {plan_.ops[a].roots.front(), plan_.ops[a].roots.size(),
+            plan_.ops[b].roots.front(), plan_.ops[b].roots.size()};
+  }
   // In-place results of `op` still read their parameter only at the
   // element they write.
   bool InPlaceSafe(const PlannedOp& op) const;
@@ -86,6 +97,10 @@ class Merger {
   const IsMaterializedFn& is_materialized_;
   const absl::flat_hash_map<const HloInstruction*, int>& buffer_of_;
   const GemmEmission& emission_;
+  // Pairs found unmergeable. A merge elsewhere never makes them mergeable:
+  // it only adds paths between other ops, and their programs are the
+  // same. Without this, every merge would retry them all (cubic).
+  absl::flat_hash_set<OpKey> refused_;
 };
 
 bool Merger::TakesEpilogue(int op) const {
@@ -217,10 +232,15 @@ bool Merger::InPlaceSafe(const PlannedOp& op) const {
   return true;
 }
 
-absl::StatusOr<bool> Merger::TryMerge(int a, int b) {
-  OpGraph graph(plan_.ops, edges_);
-  if (graph.ReachesIndirectly(a, b) || graph.ReachesIndirectly(b, a)) {
+absl::StatusOr<bool> Merger::TryMerge(const OpGraph& graph, int a, int b) {
+  const OpKey key = KeyOf(a, b);
+  if (refused_.contains(key)) return false;
+  auto refuse = [&] {
+    refused_.insert(key);
     return false;
+  };
+  if (graph.ReachesIndirectly(a, b) || graph.ReachesIndirectly(b, a)) {
+    return refuse();
   }
   PlannedOp merged;
   merged.kind = PlannedOp::Kind::kLoopKernel;
@@ -235,7 +255,7 @@ absl::StatusOr<bool> Merger::TryMerge(int a, int b) {
   absl::StatusOr<LoweredKernel> lowered =
       LowerLoopFusion(merged.roots, is_materialized_);
   if (lowered.status().code() == absl::StatusCode::kFailedPrecondition) {
-    return false;
+    return refuse();
   }
   RETURN_IF_ERROR(lowered.status());
   for (const HloInstruction* input : lowered->inputs) {
@@ -245,7 +265,7 @@ absl::StatusOr<bool> Merger::TryMerge(int a, int b) {
     merged.writes.push_back(buffer_of_.at(root));
   }
   merged.program = std::move(lowered->program);
-  if (!InPlaceSafe(merged)) return false;
+  if (!InPlaceSafe(merged)) return refuse();
   VLOG(5) << "merged kernels " << merged.name;
   int first = std::min(a, b), second = std::max(a, b);
   plan_.ops[first] = std::move(merged);
@@ -258,15 +278,16 @@ absl::Status Merger::Run() {
   const int epilogues = FuseGemmEpilogues();
   int64_t merges = 0;
   // Producers into consumers that read them element by element.
+  // Each pass stops at its first merge, so one graph serves it.
   for (bool changed = true; changed;) {
     changed = false;
+    OpGraph graph(plan_.ops, edges_);
     for (int c = 0; c < plan_.ops.size() && !changed; ++c) {
       if (!IsLoop(c)) continue;
-      OpGraph graph(plan_.ops, edges_);
       for (int buffer : plan_.ops[c].reads) {
         int p = graph.WriterOf(buffer);
         if (p < 0 || p == c || !IsLoop(p)) continue;
-        ASSIGN_OR_RETURN(changed, TryMerge(p, c));
+        ASSIGN_OR_RETURN(changed, TryMerge(graph, p, c));
         if (changed) break;
       }
       merges += changed;
@@ -275,11 +296,12 @@ absl::Status Merger::Run() {
   // Result-only kernels into one another.
   for (bool changed = true; changed;) {
     changed = false;
+    OpGraph graph(plan_.ops, edges_);
     for (int a = 0; a < plan_.ops.size() && !changed; ++a) {
       if (!IsLoop(a) || !WritesOnlyResults(a)) continue;
       for (int b = a + 1; b < plan_.ops.size() && !changed; ++b) {
         if (!IsLoop(b) || !WritesOnlyResults(b)) continue;
-        ASSIGN_OR_RETURN(changed, TryMerge(a, b));
+        ASSIGN_OR_RETURN(changed, TryMerge(graph, a, b));
       }
       merges += changed;
     }
