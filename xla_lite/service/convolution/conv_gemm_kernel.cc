@@ -13,9 +13,10 @@ namespace xla_lite::gpu {
 namespace {
 
 // The emitted gemm's main loop (gemm_kernel_source.cc) over one group and
-// one split of the contraction per z. The lhs tile's rows keep their batch
-// offset and window origins in registers for the whole contraction, so a
-// pass only splits k into its taps and input feature. Indices are int:
+// one split of the contraction per z, its global loads one pass ahead of
+// the multiplications. The lhs tile's rows keep their batch offset and
+// window origins in registers for the whole contraction, so a pass only
+// splits k into its taps and input feature. Indices are int:
 // ChooseConvolutionGemm tiles only convolutions whose indices fit.
 constexpr char kKernelTemplate[] = R"(// Emitted convolution (tiled implicit gemm): $CONFIG
 $AWAIT_PRODUCERS
@@ -70,29 +71,12 @@ $LHS_INDEX
 #pragma unroll
         for (int c = 0; c < kColsPerThread; ++c) acc[r][c] = 0.0f;
       }
+      float lhs_staged[kLhsSteps], rhs_staged[kRhsSteps];
+      {
+        const int next = k_begin;
+$STAGE
+      }
       for (int k0 = k_begin; k0 < k_end; k0 += kTileK) {
-        float lhs_staged[kLhsSteps];
-#pragma unroll
-        for (int s = 0; s < kLhsSteps; ++s) {
-          const int e = tid + s * kThreads;
-$LHS_INDEX
-          const int k = k0 + kk;
-          lhs_staged[s] = row_valid[s] && k < k_end
-                              ? xl_load_lhs(lhs_group, row_lhs[s],
-                                            row_origin[s], k)
-                              : 0.0f;
-        }
-        float rhs_staged[kRhsSteps];
-#pragma unroll
-        for (int s = 0; s < kRhsSteps; ++s) {
-          const int e = tid + s * kThreads;
-$RHS_INDEX
-          const int k = k0 + kk, col = col0 + j;
-          rhs_staged[s] = e < kTileN * kTileK && k < k_end && col < kN
-                              ? xl_load_rhs(rhs_group, k, col)
-                              : 0.0f;
-        }
-        // Stored only now, so that no load waits behind a store.
 #pragma unroll
         for (int s = 0; s < kLhsSteps; ++s) {
           const int e = tid + s * kThreads;
@@ -106,6 +90,11 @@ $RHS_INDEX
           if (e < kTileN * kTileK) rhs_tile[kk][j] = rhs_staged[s];
         }
         __syncthreads();
+        // The next pass's loads are in flight while this one multiplies.
+        if (k0 + kTileK < k_end) {
+          const int next = k0 + kTileK;
+$STAGE
+        }
 #pragma unroll
         for (int kk = 0; kk < kTileK; ++kk) {
           float a[kRowsPerThread], b[kColsPerThread];
@@ -138,6 +127,27 @@ $RHS_INDEX
   }
 }
 )";
+
+// Loads the contraction's [next, next + kTileK) into registers.
+constexpr char kStageTemplate[] = R"(#pragma unroll
+        for (int s = 0; s < kLhsSteps; ++s) {
+          const int e = tid + s * kThreads;
+$LHS_INDEX
+          const int k = next + kk;
+          lhs_staged[s] = row_valid[s] && k < k_end
+                              ? xl_load_lhs(lhs_group, row_lhs[s],
+                                            row_origin[s], k)
+                              : 0.0f;
+        }
+#pragma unroll
+        for (int s = 0; s < kRhsSteps; ++s) {
+          const int e = tid + s * kThreads;
+$RHS_INDEX
+          const int k = next + kk, col = col0 + j;
+          rhs_staged[s] = e < kTileN * kTileK && k < k_end && col < kN
+                              ? xl_load_rhs(rhs_group, k, col)
+                              : 0.0f;
+        })";
 
 // One component of a gemm row (ConvolutionGemm::row_axes).
 struct RowAxis {
@@ -293,8 +303,11 @@ std::string ConvolutionGemmSource(const ConvolutionConfig& c,
       "(f0 / ", c.per_batch_group, ") * ", c.out_batch * c.lhs_batch_stride,
       " + (f0 / ", c.per_feature_group, ") * ",
       c.kernel_inputs * c.lhs_feature_stride);
+  // StrReplaceAll makes one pass: the staging code goes in first.
+  const std::string text = absl::StrReplaceAll(
+      kKernelTemplate, {{"$STAGE", kStageTemplate}});
   return absl::StrReplaceAll(
-      kKernelTemplate,
+      text,
       {
           {"$CONFIG", c.ToString()},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
