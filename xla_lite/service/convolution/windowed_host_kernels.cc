@@ -199,8 +199,11 @@ void RunConvolution(const ConvolutionConfig& c, const float* lhs,
       int64_t window_tap = -1;  // Row-major, padding included.
       do {
         ++window_tap;
+        // The tiled kernel multiplies taps on padding or holes by a 0 it
+        // loads (so a non-finite kernel element still gives NaN there);
+        // the untiled one skips them.
         const int64_t x_offset = BaseOffset(c.spatial, s, taps);
-        if (x_offset < 0) continue;
+        if (x_offset < 0 && !c.gemm.tiled) continue;
         int64_t tap = 0;
         for (size_t i = 0; i < n; ++i) {
           const WindowedAxis& axis = c.spatial[i];
@@ -211,7 +214,9 @@ void RunConvolution(const ConvolutionConfig& c, const float* lhs,
         for (int64_t k = 0; k < c.kernel_inputs; ++k) {
           AddScaledRow(sink.At(window_tap * c.kernel_inputs + k),
                        w + k * c.out_features,
-                       x[x_offset + k * c.lhs_feature_stride], chunk);
+                       x_offset < 0 ? 0.0f
+                                    : x[x_offset + k * c.lhs_feature_stride],
+                       chunk);
         }
       } while (NextTap(c.spatial, taps));
       sink.Finish();
