@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_format.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
@@ -18,18 +18,6 @@
 
 namespace xla_lite::testing {
 namespace {
-
-std::string Convolution(const std::string& lhs, const std::string& rhs,
-                        const std::string& out, const std::string& attrs) {
-  return absl::StrFormat(R"(
-HloModule convolution
-ENTRY main {
-  x = f32[%s] parameter(0)
-  k = f32[%s] parameter(1)
-  ROOT r = f32[%s] convolution(x, k), %s
-})",
-                         lhs, rhs, out, attrs);
-}
 
 std::unique_ptr<HloModule> ParseOrDie(const std::string& hlo) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = Parse(hlo);
@@ -49,8 +37,9 @@ gpu::ConvolutionConfig ConfigOf(const std::string& hlo) {
 
 // A forward 3x3 SAME convolution of `features` outputs per group.
 std::string Forward(int features, int groups = 1) {
-  return Convolution(
-      absl::StrCat("2,6,5,", 2 * groups), absl::StrCat("3,3,2,", features * groups),
+  return ConvolutionModule(
+      absl::StrCat("2,6,5,", 2 * groups),
+      absl::StrCat("3,3,2,", features * groups),
       absl::StrCat("2,6,5,", features * groups),
       absl::StrCat("window={size=3x3 pad=1_1x1_1}, "
                    "dim_labels=b01f_01io->b01f, feature_group_count=",
@@ -61,8 +50,8 @@ std::string Forward(int features, int groups = 1) {
 constexpr char kSplitFilterGradient[] =
     "window={size=16x16 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf";
 std::string SplitFilterGradient() {
-  return Convolution("8,16,16,3", "8,16,16,16", "3,3,3,16",
-                     kSplitFilterGradient);
+  return ConvolutionModule("8,16,16,3", "8,16,16,16", "3,3,3,16",
+                           kSplitFilterGradient);
 }
 
 TEST(ConvolutionGemmChoiceTest, TilesGroupsOfEnoughFeatures) {
@@ -79,8 +68,8 @@ TEST(ConvolutionGemmChoiceTest, TilesGroupsOfEnoughFeatures) {
   EXPECT_EQ(grouped.gemm.n, 8);
   // Depthwise and narrow groups stay one output per thread.
   EXPECT_FALSE(ConfigOf(Forward(1, 2)).gemm.tiled);
-  EXPECT_FALSE(
-      ConfigOf(Forward(gpu::ConvolutionGemm::kMinTiledFeatures - 1)).gemm.tiled);
+  EXPECT_FALSE(ConfigOf(Forward(gpu::ConvolutionGemm::kMinTiledFeatures - 1))
+                   .gemm.tiled);
 }
 
 TEST(ConvolutionGemmChoiceTest, FilterGradientsSplitTheirContraction) {
@@ -96,8 +85,7 @@ TEST(ConvolutionGemmChoiceTest, FilterGradientsSplitTheirContraction) {
 
   std::unique_ptr<HloModule> module = ParseOrDie(SplitFilterGradient());
   ASSERT_NE(module, nullptr);
-  const HloInstruction& conv =
-      *module->entry_computation()->root_instruction();
+  const HloInstruction& conv = *module->entry_computation()->root_instruction();
   absl::StatusOr<int64_t> scratch = gpu::WindowedScratchBytes(conv);
   ASSERT_TRUE(scratch.ok()) << scratch.status();
   EXPECT_EQ(*scratch, config.gemm.ScratchElements() * 4);
@@ -113,8 +101,8 @@ TEST(ConvolutionGemmChoiceTest, FilterGradientsSplitTheirContraction) {
 }
 
 TEST(ConvolutionGemmChoiceTest, CifarConvolutionsAreTiled) {
-  std::unique_ptr<HloModule> module = ParseOrDie(
-      ReadRunfile("configs/models/cnn_cifar/train_step.hlo"));
+  std::unique_ptr<HloModule> module =
+      ParseOrDie(ReadRunfile("configs/models/cnn_cifar/train_step.hlo"));
   ASSERT_NE(module, nullptr);
   int convolutions = 0, filter_gradients = 0;
   for (const HloInstruction* instr :
@@ -163,7 +151,7 @@ TEST_P(ConvolutionGemmTest, ForwardForms) {
        "window={size=3}, dim_labels=b0f_0io->b0f"},
   };
   for (const std::vector<std::string>& c : cases) {
-    const std::string hlo = Convolution(c[0], c[1], c[2], c[3]);
+    const std::string hlo = ConvolutionModule(c[0], c[1], c[2], c[3]);
     SCOPED_TRACE(hlo);
     ASSERT_TRUE(ConfigOf(hlo).gemm.tiled);
     ExpectMatchesEvaluator(hlo);
@@ -178,9 +166,9 @@ constexpr double kTiny = 0.03;
 
 TEST_P(ConvolutionGemmTest, FullTiles) {
   // 64x64 tiles of 4x4 per thread; a contraction (45) no multiple of 16.
-  const std::string hlo =
-      Convolution("32,16,16,5", "3,3,5,64", "32,16,16,64",
-                  "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  const std::string hlo = ConvolutionModule(
+      "32,16,16,5", "3,3,5,64", "32,16,16,64",
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
   const gpu::ConvolutionConfig config = ConfigOf(hlo);
   ASSERT_EQ(config.gemm.tiling.tile_m(), 64) << config.ToString();
   ASSERT_EQ(config.gemm.tiling.tile_n(), 64) << config.ToString();
@@ -204,7 +192,7 @@ TEST_P(ConvolutionGemmTest, GradientAndGroupedForms) {
        "batch_group_count=2"},
   };
   for (const std::vector<std::string>& c : cases) {
-    const std::string hlo = Convolution(c[0], c[1], c[2], c[3]);
+    const std::string hlo = ConvolutionModule(c[0], c[1], c[2], c[3]);
     SCOPED_TRACE(hlo);
     const gpu::ConvolutionConfig config = ConfigOf(hlo);
     ASSERT_TRUE(config.gemm.tiled);
@@ -217,9 +205,9 @@ TEST_P(ConvolutionGemmTest, SplitK) {
   ExpectMatchesEvaluator(SplitFilterGradient(), -kTiny, kTiny);
   // With feature groups, several splits of an uneven last one.
   const std::string grouped =
-      Convolution("6,20,20,4", "6,20,20,16", "3,3,2,16",
-                  "window={size=20x20 pad=1_1x1_1}, "
-                  "dim_labels=f01b_i01o->01bf, batch_group_count=2");
+      ConvolutionModule("6,20,20,4", "6,20,20,16", "3,3,2,16",
+                        "window={size=20x20 pad=1_1x1_1}, "
+                        "dim_labels=f01b_i01o->01bf, batch_group_count=2");
   const gpu::ConvolutionConfig config = ConfigOf(grouped);
   ASSERT_GT(config.gemm.splits, 1) << config.ToString();
   ASSERT_EQ(config.gemm.groups, 2);

@@ -95,23 +95,7 @@ $RHS_INDEX
           const int next = k0 + kTileK;
 $STAGE
         }
-#pragma unroll
-        for (int kk = 0; kk < kTileK; ++kk) {
-          float a[kRowsPerThread], b[kColsPerThread];
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-            a[r] = lhs_tile[kk][ty + r * kThreadsY];
-          }
-#pragma unroll
-          for (int c = 0; c < kColsPerThread; ++c) {
-            b[c] = rhs_tile[kk][tx + c * kThreadsX];
-          }
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-#pragma unroll
-            for (int c = 0; c < kColsPerThread; ++c) acc[r][c] += a[r] * b[c];
-          }
-        }
+$TILE_PRODUCT
         __syncthreads();
       }
 #pragma unroll
@@ -311,6 +295,7 @@ std::string ConvolutionGemmSource(const ConvolutionConfig& c,
       {
           {"$CONFIG", c.ToString()},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
+          {"$TILE_PRODUCT", kGemmTileProductSource},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$FUNCTIONS", absl::StrCat(RowFunctions(c), LoadFunctions(c))},
           {"$ENTRY", entry},
