@@ -202,6 +202,15 @@ std::vector<std::pair<std::string, std::string>> ModelDirectories() {
   return models;
 }
 
+std::string ConvolutionModule(const std::string& lhs, const std::string& rhs,
+                              const std::string& out,
+                              const std::string& attributes) {
+  return absl::StrCat("HloModule convolution\nENTRY main {\n  x = f32[", lhs,
+                      "] parameter(0)\n  k = f32[", rhs,
+                      "] parameter(1)\n  ROOT r = f32[", out,
+                      "] convolution(x, k), ", attributes, "\n}\n");
+}
+
 std::string ReadRunfile(const std::string& path) {
   std::string full = RunfilePath(path);
   std::ifstream file(full, std::ios::binary);

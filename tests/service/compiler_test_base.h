@@ -79,6 +79,12 @@ DebugOptions OpByOpOptions();
 // tf32_test covers the TF32 path itself.
 DebugOptions WithFullPrecisionDots(DebugOptions options);
 
+// A module whose root r = convolution(x, k) of f32 arrays with those
+// dimensions (e.g. "2,6,5,3") and attributes (window, dim_labels, ...).
+std::string ConvolutionModule(const std::string& lhs, const std::string& rhs,
+                              const std::string& out,
+                              const std::string& attributes);
+
 // The contents of a file in the test's runfiles (path relative to the
 // workspace root).
 std::string ReadRunfile(const std::string& path);

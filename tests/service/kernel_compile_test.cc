@@ -130,12 +130,23 @@ ENTRY main {
 })";
 
 // The window kernels' forms: padding, strides, both dilations, reversal,
-// the gradient dim_labels, both group counts, pooling and its gradient.
+// the gradient dim_labels, both group counts, pooling and its gradient;
+// the tiled convolution (8 features) with those windows, and split-K.
 constexpr char kWindowedEntry[] = R"(
 ENTRY main {
   x = f32[2,8,8,4] parameter(0)
   k = f32[3,3,4,4] parameter(1)
   dy = f32[2,4,4,4] parameter(2)
+  k8 = f32[3,3,4,8] parameter(3)
+  xs = f32[16,8,8,4] parameter(4)
+  dys = f32[16,8,8,8] parameter(5)
+  tiled = f32[2,4,2,8] convolution(x, k8), window={size=3x3 stride=2x2
+      pad=1_1x0_-1 lhs_dilate=1x1 rhs_dilate=1x2 rhs_reversal=1x0},
+      dim_labels=b01f_01io->b01f
+  tiled_up = f32[2,17,17,8] convolution(x, k8), window={size=3x3
+      pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f
+  split = f32[3,3,4,8] convolution(xs, dys), window={size=8x8
+      pad=1_1x1_1}, dim_labels=f01b_i01o->01bf
   fwd = f32[2,8,8,4] convolution(x, k), window={size=3x3 pad=1_1x1_1},
       dim_labels=b01f_01io->b01f
   dil = f32[2,4,2,4] convolution(x, k), window={size=3x3 stride=2x2
@@ -162,7 +173,9 @@ ENTRY main {
       window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add
   ROOT out = (f32[2,4,2,4], f32[2,8,8,4], f32[3,3,4,4], f32[2,8,8,4],
       f32[3,3,1,4], f32[2,17,17,4], f32[2,4,4,4], f32[2,5,5,4],
-      f32[2,8,8,4]) tuple(dil, dx, dk, dw, dkd, up, pool, avg, grad)
+      f32[2,8,8,4], f32[2,4,2,8], f32[2,17,17,8], f32[3,3,4,8])
+      tuple(dil, dx, dk, dw, dkd, up, pool, avg, grad, tiled, tiled_up,
+      split)
 })";
 
 std::string WindowedOps() {

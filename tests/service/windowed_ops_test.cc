@@ -6,25 +6,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
 
 namespace xla_lite::testing {
 namespace {
-
-std::string Convolution(const std::string& lhs, const std::string& rhs,
-                        const std::string& out, const std::string& attrs) {
-  return absl::StrFormat(R"(
-HloModule convolution
-ENTRY main {
-  x = f32[%s] parameter(0)
-  k = f32[%s] parameter(1)
-  ROOT r = f32[%s] convolution(x, k), %s
-})",
-                         lhs, rhs, out, attrs);
-}
 
 using WindowedOpsTest = CompilerTest;
 
@@ -33,56 +20,57 @@ TEST_P(WindowedOpsTest, ForwardConvolutions) {
            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
        }) {
     ExpectMatchesEvaluator(
-        Convolution("2,6,5,3", "3,3,3,4", "2,6,5,4", attrs));
+        ConvolutionModule("2,6,5,3", "3,3,3,4", "2,6,5,4", attrs));
   }
   // VALID, strided, dilated, reversed, negative padding.
-  ExpectMatchesEvaluator(Convolution("2,6,5,3", "3,3,3,4", "2,4,3,4",
-                                     "window={size=3x3}, "
-                                     "dim_labels=b01f_01io->b01f"));
-  ExpectMatchesEvaluator(Convolution("2,7,6,3", "3,2,3,4", "2,3,3,4",
-                                     "window={size=3x2 stride=2x2 pad=0_1x0_0}"
-                                     ", dim_labels=b01f_01io->b01f"));
-  ExpectMatchesEvaluator(Convolution("1,7,7,2", "2,2,2,3", "1,5,4,3",
-                                     "window={size=2x2 pad=0_0x-1_0 "
-                                     "rhs_dilate=2x2}, "
-                                     "dim_labels=b01f_01io->b01f"));
-  ExpectMatchesEvaluator(Convolution("1,4,4,2", "3,3,2,3", "1,9,9,3",
-                                     "window={size=3x3 pad=2_2x2_2 "
-                                     "lhs_dilate=2x2 rhs_reversal=1x0}, "
-                                     "dim_labels=b01f_01io->b01f"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,6,5,3", "3,3,3,4", "2,4,3,4",
+                                           "window={size=3x3}, "
+                                           "dim_labels=b01f_01io->b01f"));
+  ExpectMatchesEvaluator(
+      ConvolutionModule("2,7,6,3", "3,2,3,4", "2,3,3,4",
+                        "window={size=3x2 stride=2x2 pad=0_1x0_0}"
+                        ", dim_labels=b01f_01io->b01f"));
+  ExpectMatchesEvaluator(ConvolutionModule("1,7,7,2", "2,2,2,3", "1,5,4,3",
+                                           "window={size=2x2 pad=0_0x-1_0 "
+                                           "rhs_dilate=2x2}, "
+                                           "dim_labels=b01f_01io->b01f"));
+  ExpectMatchesEvaluator(ConvolutionModule("1,4,4,2", "3,3,2,3", "1,9,9,3",
+                                           "window={size=3x3 pad=2_2x2_2 "
+                                           "lhs_dilate=2x2 rhs_reversal=1x0}, "
+                                           "dim_labels=b01f_01io->b01f"));
   // NCHW / OIHW.
-  ExpectMatchesEvaluator(Convolution("2,3,5,5", "4,3,3,3", "2,4,5,5",
-                                     "window={size=3x3 pad=1_1x1_1}, "
-                                     "dim_labels=bf01_oi01->bf01"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,3,5,5", "4,3,3,3", "2,4,5,5",
+                                           "window={size=3x3 pad=1_1x1_1}, "
+                                           "dim_labels=bf01_oi01->bf01"));
 }
 
 TEST_P(WindowedOpsTest, GradientConvolutions) {
   // Input gradient: transposed kernel labels (the kernel reversed by a
   // reverse op in JAX's text).
-  ExpectMatchesEvaluator(Convolution("2,6,5,4", "3,3,3,4", "2,6,5,3",
-                                     "window={size=3x3 pad=1_1x1_1}, "
-                                     "dim_labels=b01f_01oi->b01f"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,6,5,4", "3,3,3,4", "2,6,5,3",
+                                           "window={size=3x3 pad=1_1x1_1}, "
+                                           "dim_labels=b01f_01oi->b01f"));
   // Filter gradient: batch and feature swapped, the window the output
   // gradient's extent.
-  ExpectMatchesEvaluator(Convolution("2,6,5,3", "2,6,5,4", "3,3,3,4",
-                                     "window={size=6x5 pad=1_1x1_1}, "
-                                     "dim_labels=f01b_i01o->01bf"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,6,5,3", "2,6,5,4", "3,3,3,4",
+                                           "window={size=6x5 pad=1_1x1_1}, "
+                                           "dim_labels=f01b_i01o->01bf"));
 }
 
 TEST_P(WindowedOpsTest, GroupedConvolutions) {
-  ExpectMatchesEvaluator(Convolution("2,5,5,4", "3,3,1,8", "2,5,5,8",
-                                     "window={size=3x3 pad=1_1x1_1}, "
-                                     "dim_labels=b01f_01io->b01f, "
-                                     "feature_group_count=4"));
-  ExpectMatchesEvaluator(Convolution("2,5,5,4", "3,3,2,6", "2,5,5,6",
-                                     "window={size=3x3 pad=1_1x1_1}, "
-                                     "dim_labels=b01f_01io->b01f, "
-                                     "feature_group_count=2"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,5,5,4", "3,3,1,8", "2,5,5,8",
+                                           "window={size=3x3 pad=1_1x1_1}, "
+                                           "dim_labels=b01f_01io->b01f, "
+                                           "feature_group_count=4"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,5,5,4", "3,3,2,6", "2,5,5,6",
+                                           "window={size=3x3 pad=1_1x1_1}, "
+                                           "dim_labels=b01f_01io->b01f, "
+                                           "feature_group_count=2"));
   // The depthwise filter gradient.
-  ExpectMatchesEvaluator(Convolution("2,5,5,4", "2,5,5,4", "3,3,1,4",
-                                     "window={size=5x5 pad=1_1x1_1}, "
-                                     "dim_labels=f01b_i01o->01bf, "
-                                     "batch_group_count=4"));
+  ExpectMatchesEvaluator(ConvolutionModule("2,5,5,4", "2,5,5,4", "3,3,1,4",
+                                           "window={size=5x5 pad=1_1x1_1}, "
+                                           "dim_labels=f01b_i01o->01bf, "
+                                           "batch_group_count=4"));
 }
 
 std::string Pooling(const std::string& op_line, const std::string& params) {

@@ -273,7 +273,7 @@ absl::Status PlanBuilder::AddGemm(const HloInstruction* dot) {
 }
 
 absl::Status PlanBuilder::AddWindowKernel(const HloInstruction* instr) {
-  RETURN_IF_ERROR(CheckWindowedKernel(*instr));
+  ASSIGN_OR_RETURN(int64_t scratch, WindowedScratchBytes(*instr));
   PlannedOp op;
   op.kind = PlannedOp::Kind::kWindowKernel;
   op.name = instr->name();
@@ -282,6 +282,11 @@ absl::Status PlanBuilder::AddWindowKernel(const HloInstruction* instr) {
     if (operand->shape().rank() > 0) op.reads.push_back(BufferOf(operand));
   }
   op.writes = {BufferOf(instr)};
+  if (scratch > 0) {
+    op.writes.push_back(NewBuffer(absl::StrCat(instr->name(), ".scratch"),
+                                  nullptr, scratch,
+                                  LogicalBuffer::Placement::kTemp, -1));
+  }
   AddOp(std::move(op));
   return absl::OkStatus();
 }

@@ -53,7 +53,8 @@ struct PlannedOp {
     kCopy,
     kRowKernel,
     // convolution, reduce-window or select-and-scatter (roots[0]): reads
-    // its array operands in order, writes its value.
+    // its array operands in order, writes its value (then, for a split-K
+    // convolution, its scratch).
     kWindowKernel,
     kCollective,
     kScatter,

@@ -156,18 +156,24 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
         break;
       case PlannedOp::Kind::kWindowKernel: {
-        ASSIGN_OR_RETURN(WindowedKernel windowed,
-                         EmitWindowedKernel(*op.roots[0],
-                                            KernelName(op.name, id)));
-        EmittedKernel kernel;
-        kernel.spec = std::move(windowed.spec);
-        kernel.launch_dimensions = windowed.launch_dimensions;
-        kernel.arguments = reads;
-        kernel.arguments.insert(kernel.arguments.end(), writes.begin(),
-                                writes.end());
-        kernel.written.assign(kernel.arguments.size(), false);
-        kernel.written.back() = true;
-        thunks.push_back(ThunkFor(op.name, std::move(kernel), options));
+        ASSIGN_OR_RETURN(std::vector<WindowedKernel> windowed,
+                         EmitWindowedKernels(*op.roots[0],
+                                             KernelName(op.name, id)));
+        std::vector<Slice> buffers = reads;
+        buffers.insert(buffers.end(), writes.begin(), writes.end());
+        for (size_t i = 0; i < windowed.size(); ++i) {
+          EmittedKernel kernel;
+          kernel.spec = std::move(windowed[i].spec);
+          kernel.launch_dimensions = windowed[i].launch_dimensions;
+          for (int b : windowed[i].arguments) {
+            kernel.arguments.push_back(buffers.at(b));
+          }
+          kernel.written.assign(kernel.arguments.size(), false);
+          kernel.written.back() = true;
+          thunks.push_back(
+              ThunkFor(i == 0 ? op.name : absl::StrCat(op.name, ".sum"),
+                       std::move(kernel), options));
+        }
         break;
       }
       case PlannedOp::Kind::kCollective:

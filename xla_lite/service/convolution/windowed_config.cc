@@ -1,5 +1,8 @@
 #include "xla_lite/service/convolution/windowed_config.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -73,13 +76,116 @@ std::string AxesString(const std::vector<WindowedAxis>& axes) {
   });
 }
 
+// Split-K pays for its second pass and scratch only for long contractions
+// (filter gradients: batch x spatial), each split keeping a few tiles of k.
+constexpr int64_t kMinSplitK = 1024;
+constexpr int64_t kMinSplitLength = 256;
+// Blocks below which a large GPU (132 multiprocessors on an H100) idles,
+// as for the emitted gemm; split-K aims at two blocks per multiprocessor.
+constexpr int64_t kMinBlocks = 128;
+constexpr int64_t kSplitTargetBlocks = 264;
+// The tiled kernel's contraction step: all of a short contraction, else
+// the emitted gemm's default, which keeps the staged registers few.
+constexpr int64_t kMaxWholeTileK = 32;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The smallest register block (1, 2 or 4 per thread) whose 16 threads
+// cover `size`, at most `limit`.
+int FittedPerThread(int64_t size, int limit) {
+  int per_thread = 1;
+  while (per_thread < limit && GemmTiling::kThreadsX * per_thread < size) {
+    per_thread *= 2;
+  }
+  return per_thread;
+}
+
+int64_t TileBlocks(const ConvolutionGemm& g) {
+  return CeilDiv(g.m, g.tiling.tile_m()) * CeilDiv(g.n, g.tiling.tile_n()) *
+         g.groups;
+}
+
+// The row components by decreasing lhs stride (the batch first on a tie).
+std::vector<int> RowAxes(const ConvolutionConfig& c) {
+  std::vector<int> axes = {-1};
+  for (size_t i = 0; i < c.spatial.size(); ++i) axes.push_back(i);
+  auto lhs_stride = [&](int axis) {
+    return axis < 0 ? c.lhs_batch_stride : c.spatial[axis].base_stride;
+  };
+  std::stable_sort(axes.begin(), axes.end(), [&](int a, int b) {
+    return lhs_stride(a) > lhs_stride(b);
+  });
+  return axes;
+}
+
+// Whether every index the tiled kernel computes fits in int.
+bool FitsInt(const ConvolutionConfig& c, const ConvolutionGemm& g) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  return c.lhs_elements <= kMax && c.rhs_elements <= kMax &&
+         c.out_elements <= kMax && g.groups * g.m * g.n <= kMax &&
+         g.k <= kMax / 2 && g.ScratchElements() <= kMax;
+}
+
 }  // namespace
+
+std::string ConvolutionGemm::ToString() const {
+  if (!tiled) return "untiled";
+  return absl::StrCat("gemm ", groups, "x", m, "x", n, "x", k, " ",
+                      tiling.ToString(), splits > 1
+                                             ? absl::StrCat(" split-K ", splits,
+                                                            "x", split_k)
+                                             : "");
+}
 
 std::string ConvolutionConfig::ToString() const {
   return absl::StrCat("conv b", out_batch, " f", out_features, " c",
                       kernel_inputs, " groups ", out_features /
                       per_feature_group, "/", out_features / per_batch_group,
-                      " ", AxesString(spatial));
+                      " ", AxesString(spatial), "; ", gemm.ToString());
+}
+
+ConvolutionGemm ChooseConvolutionGemm(const ConvolutionConfig& c) {
+  ConvolutionGemm g;
+  g.n = std::min(c.per_feature_group, c.per_batch_group);
+  g.groups = g.n > 0 ? c.out_features / g.n : 0;
+  g.m = c.out_batch;
+  g.k = c.kernel_inputs;
+  for (const WindowedAxis& axis : c.spatial) {
+    g.m *= axis.out_size;
+    g.k *= axis.window;
+  }
+  g.row_axes = RowAxes(c);
+  if (g.n < ConvolutionGemm::kMinTiledFeatures || g.m <= 0 || g.k <= 0 ||
+      !FitsInt(c, g)) {
+    return g;
+  }
+  g.tiled = true;
+  // Full register blocks where the sides allow, the splits making the
+  // blocks a long contraction would otherwise lack.
+  ConvolutionGemm split = g;
+  split.tiling.rows_per_thread = FittedPerThread(g.m, GemmTiling::kMaxPerThread);
+  split.tiling.cols_per_thread = FittedPerThread(g.n, GemmTiling::kMaxPerThread);
+  split.tiling.tile_k = GemmTiling::kDefaultTileK;
+  const int64_t splits =
+      std::min(CeilDiv(kSplitTargetBlocks, TileBlocks(split)),
+               g.k / kMinSplitLength);
+  if (g.k >= kMinSplitK && TileBlocks(split) < kMinBlocks && splits >= 2) {
+    const int64_t tile_k = split.tiling.tile_k;
+    split.split_k = CeilDiv(CeilDiv(g.k, splits), tile_k) * tile_k;
+    split.splits = CeilDiv(g.k, split.split_k);
+    if (split.splits > 1 && FitsInt(c, split)) return split;
+  }
+  GemmConfig shape;
+  shape.m = g.m;
+  shape.n = g.n;
+  shape.k = g.k;
+  shape.batch = g.groups;
+  g.tiling = ChooseGemmTiling(shape);
+  g.tiling.rows_per_thread = FittedPerThread(g.m, g.tiling.rows_per_thread);
+  g.tiling.cols_per_thread = FittedPerThread(g.n, g.tiling.cols_per_thread);
+  g.tiling.tile_k = static_cast<int>(
+      g.k <= kMaxWholeTileK ? g.k : GemmTiling::kDefaultTileK);
+  return g;
 }
 
 std::string PoolingConfig::ToString() const {
@@ -121,6 +227,7 @@ absl::StatusOr<ConvolutionConfig> ConvolutionConfigFor(
   config.lhs_elements = lhs.ElementCount();
   config.rhs_elements = rhs.ElementCount();
   config.out_elements = out.ElementCount();
+  config.gemm = ChooseConvolutionGemm(config);
   return config;
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "xla_lite/hlo/hlo_instruction.h"
+#include "xla_lite/service/gemm/gemm_tiling.h"
 
 namespace xla_lite::gpu {
 
@@ -33,6 +34,37 @@ struct WindowedAxis {
   int64_t out_stride = 0;
 };
 
+// A convolution as one gemm per group of output features that share their
+// lhs feature and batch group: rows are the output's (batch, spatial...)
+// positions, columns the group's features, and the contraction runs over
+// the window's taps (row-major), then the kernel's input features, which
+// is the order every back end sums in.
+struct ConvolutionGemm {
+  // The tiled kernel (conv_gemm_kernel.h) rather than one output per
+  // thread: for groups of at least kMinTiledFeatures features, whose
+  // indices fit in int.
+  static constexpr int64_t kMinTiledFeatures = 8;
+  bool tiled = false;
+  int64_t groups = 1;
+  int64_t m = 1, n = 1, k = 1;
+  // The row's components, outermost first: -1 the output batch, i spatial
+  // axis i; the one with the smallest lhs stride is innermost, so that
+  // neighbouring rows read neighbouring lhs elements where they can.
+  std::vector<int> row_axes;
+  GemmTiling tiling;
+  // Split-K, for contractions too long for the tiles' few blocks (filter
+  // gradients): split s sums the contraction's [s * split_k, (s + 1) *
+  // split_k) into scratch[s][group][row][column], and a second kernel adds
+  // the splits in order, so the result is deterministic.
+  int64_t splits = 1;
+  int64_t split_k = 0;
+
+  int64_t ScratchElements() const {
+    return splits > 1 ? splits * groups * m * n : 0;
+  }
+  std::string ToString() const;
+};
+
 // out[b, f, s...] = sum over taps t and c < kernel_inputs of
 //   lhs[batch group(f) * out_batch + b, feature group(f) * kernel_inputs + c,
 //       base(s, t)] * rhs[c, f, t (reversed per axis)].
@@ -49,9 +81,16 @@ struct ConvolutionConfig {
   int64_t out_batch_stride = 0, out_feature_stride = 0;
   std::vector<WindowedAxis> spatial;
   int64_t lhs_elements = 0, rhs_elements = 0, out_elements = 0;
+  ConvolutionGemm gemm;
 
   std::string ToString() const;
 };
+
+// The gemm form of `config` (its fields but `gemm`), chosen by a model of
+// the device's occupancy: the emitted gemm's tiling (ChooseGemmTiling),
+// with the tiles fitted to thin sides, and split-K when a long
+// contraction would otherwise leave most multiprocessors idle.
+ConvolutionGemm ChooseConvolutionGemm(const ConvolutionConfig& config);
 
 // reduce-window (one output per window) and select-and-scatter (one
 // result element per operand element, the source one per window): every

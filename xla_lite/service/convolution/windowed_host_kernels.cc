@@ -97,19 +97,86 @@ std::vector<float> PackKernel(const ConvolutionConfig& c, const float* rhs) {
   return packed;
 }
 
+// The gemm row (ConvolutionGemm::row_axes) of output batch b at spatial
+// positions s.
+int64_t GemmRow(const ConvolutionConfig& c, int64_t b,
+                const std::vector<int64_t>& s) {
+  int64_t row = 0;
+  for (int axis : c.gemm.row_axes) {
+    row = axis < 0 ? row * c.out_batch + b
+                   : row * c.spatial[axis].out_size + s[axis];
+  }
+  return row;
+}
+
+// Where RunConvolution leaves one pixel's sums for a chunk of features:
+// in the output, or with split-K each split's in the scratch.
+class ConvolutionSink {
+ public:
+  ConvolutionSink(const ConvolutionConfig& c, float* out, bool partials)
+      : c_(c), out_(out), partials_(partials), acc_(c.gemm.n) {}
+
+  // Starts pixel (b, s) at `out_offset` for features [f0, f0 + n).
+  void Start(int64_t b, const std::vector<int64_t>& s, int64_t out_offset,
+             int64_t f0) {
+    out_offset_ = out_offset;
+    f0_ = f0;
+    split_ = 0;
+    if (partials_) {
+      scratch_offset_ = ((f0 / c_.gemm.n) * c_.gemm.m + GemmRow(c_, b, s)) *
+                        c_.gemm.n;
+    }
+    std::fill(acc_.begin(), acc_.end(), 0.0f);
+  }
+  // The accumulator for contraction index `k`, each split's starting at 0
+  // as the tiled kernel's blocks do.
+  float* At(int64_t k) {
+    if (partials_ && k / c_.gemm.split_k != split_) {
+      Flush();
+      split_ = k / c_.gemm.split_k;
+    }
+    return acc_.data();
+  }
+  void Finish() {
+    if (partials_) {
+      Flush();
+      return;
+    }
+    for (size_t j = 0; j < acc_.size(); ++j) {
+      out_[out_offset_ + (f0_ + j) * c_.out_feature_stride] = acc_[j];
+    }
+  }
+
+ private:
+  void Flush() {
+    const int64_t split_elements = c_.gemm.groups * c_.gemm.m * c_.gemm.n;
+    std::copy(acc_.begin(), acc_.end(),
+              out_ + split_ * split_elements + scratch_offset_);
+    std::fill(acc_.begin(), acc_.end(), 0.0f);
+  }
+
+  const ConvolutionConfig& c_;
+  float* out_;
+  const bool partials_;
+  std::vector<float> acc_;
+  int64_t out_offset_ = 0, f0_ = 0, split_ = 0, scratch_offset_ = 0;
+};
+
 // Output features run innermost, so that each input element is read once
 // per pixel and the packed kernel's rows vectorize; every output element
-// still adds its products in the CUDA kernel's order: taps row-major, then
-// input features.
+// still adds its products in the CUDA kernels' order: taps row-major, then
+// input features (with split-K, each split's from 0). `partials`: `out` is
+// the scratch, zeroed first, as splits on padding alone get no product.
 void RunConvolution(const ConvolutionConfig& c, const float* lhs,
-                    const float* rhs, float* out) {
+                    const float* rhs, float* out, bool partials) {
   const size_t n = c.spatial.size();
   const std::vector<float> packed = PackKernel(c, rhs);
   // Output features in one chunk share their feature and batch group (one
   // of the two counts is 1).
-  const int64_t chunk = std::min(c.per_feature_group, c.per_batch_group);
+  const int64_t chunk = c.gemm.n;
+  if (partials) std::fill(out, out + c.gemm.ScratchElements(), 0.0f);
+  ConvolutionSink sink(c, out, partials);
   std::vector<int64_t> s(n), taps(n);
-  std::vector<float> acc(chunk);
   int64_t pixel_count = c.out_batch;
   for (const WindowedAxis& axis : c.spatial) pixel_count *= axis.out_size;
   for (int64_t p = 0; p < pixel_count; ++p) {
@@ -127,11 +194,16 @@ void RunConvolution(const ConvolutionConfig& c, const float* lhs,
           lhs +
           ((f0 / c.per_batch_group) * c.out_batch + b) * c.lhs_batch_stride +
           (f0 / c.per_feature_group) * c.kernel_inputs * c.lhs_feature_stride;
-      std::fill(acc.begin(), acc.end(), 0.0f);
+      sink.Start(b, s, out_offset, f0);
       std::fill(taps.begin(), taps.end(), 0);
+      int64_t window_tap = -1;  // Row-major, padding included.
       do {
+        ++window_tap;
+        // The tiled kernel multiplies taps on padding or holes by a 0 it
+        // loads (so a non-finite kernel element still gives NaN there);
+        // the untiled one skips them.
         const int64_t x_offset = BaseOffset(c.spatial, s, taps);
-        if (x_offset < 0) continue;
+        if (x_offset < 0 && !c.gemm.tiled) continue;
         int64_t tap = 0;
         for (size_t i = 0; i < n; ++i) {
           const WindowedAxis& axis = c.spatial[i];
@@ -140,13 +212,43 @@ void RunConvolution(const ConvolutionConfig& c, const float* lhs,
         }
         const float* w = packed.data() + tap * c.kernel_inputs * c.out_features + f0;
         for (int64_t k = 0; k < c.kernel_inputs; ++k) {
-          AddScaledRow(acc.data(), w + k * c.out_features,
-                       x[x_offset + k * c.lhs_feature_stride], chunk);
+          AddScaledRow(sink.At(window_tap * c.kernel_inputs + k),
+                       w + k * c.out_features,
+                       x_offset < 0 ? 0.0f
+                                    : x[x_offset + k * c.lhs_feature_stride],
+                       chunk);
         }
       } while (NextTap(c.spatial, taps));
-      for (int64_t j = 0; j < chunk; ++j) {
-        out[out_offset + (f0 + j) * c.out_feature_stride] = acc[j];
+      sink.Finish();
+    }
+  }
+}
+
+// Adds each (group, row, column)'s partial sums in split order, as the
+// CUDA sum kernel does, and stores the sum in the output.
+void RunConvolutionSplitSum(const ConvolutionConfig& c, const float* scratch,
+                            float* out) {
+  const ConvolutionGemm& g = c.gemm;
+  const int64_t split_elements = g.groups * g.m * g.n;
+  std::vector<int64_t> positions(c.spatial.size());
+  for (int64_t row = 0; row < g.m; ++row) {
+    int64_t rest = row, out_offset = 0;
+    for (size_t i = g.row_axes.size(); i-- > 0;) {
+      const int axis = g.row_axes[i];
+      const int64_t size =
+          axis < 0 ? c.out_batch : c.spatial[axis].out_size;
+      const int64_t stride =
+          axis < 0 ? c.out_batch_stride : c.spatial[axis].out_stride;
+      out_offset += (rest % size) * stride;
+      rest /= size;
+    }
+    for (int64_t f = 0; f < c.out_features; ++f) {
+      const int64_t o = ((f / g.n) * g.m + row) * g.n + f % g.n;
+      float acc = 0.0f;
+      for (int64_t split = 0; split < g.splits; ++split) {
+        acc = acc + scratch[split * split_elements + o];
       }
+      out[out_offset + f * c.out_feature_stride] = acc;
     }
   }
 }
@@ -235,7 +337,36 @@ se::HostKernelFn ConvolutionHostKernel(const ConvolutionConfig& config) {
         {config.lhs_elements, config.rhs_elements, config.out_elements}));
     VLOG(3) << "host " << config.ToString();
     RunConvolution(config, args.ptr<const float>(0), args.ptr<const float>(1),
-                   args.ptr<float>(2));
+                   args.ptr<float>(2), /*partials=*/false);
+    return absl::OkStatus();
+  };
+}
+
+se::HostKernelFn ConvolutionPartialsHostKernel(
+    const ConvolutionConfig& config) {
+  CHECK_GT(config.gemm.splits, 1) << config.ToString();
+  return [config](const se::KernelArgs& args,
+                  const se::LaunchDimensions&) -> absl::Status {
+    RETURN_IF_ERROR(CheckArguments("convolution", args,
+                                   {config.lhs_elements, config.rhs_elements,
+                                    config.gemm.ScratchElements()}));
+    VLOG(3) << "host partials " << config.ToString();
+    RunConvolution(config, args.ptr<const float>(0), args.ptr<const float>(1),
+                   args.ptr<float>(2), /*partials=*/true);
+    return absl::OkStatus();
+  };
+}
+
+se::HostKernelFn ConvolutionSplitSumHostKernel(
+    const ConvolutionConfig& config) {
+  CHECK_GT(config.gemm.splits, 1) << config.ToString();
+  return [config](const se::KernelArgs& args,
+                  const se::LaunchDimensions&) -> absl::Status {
+    RETURN_IF_ERROR(CheckArguments(
+        "convolution split-K sum", args,
+        {config.gemm.ScratchElements(), config.out_elements}));
+    RunConvolutionSplitSum(config, args.ptr<const float>(0),
+                           args.ptr<float>(1));
     return absl::OkStatus();
   };
 }

@@ -11,6 +11,10 @@ namespace xla_lite::gpu {
 // order the CUDA kernels do. A buffer smaller than the config needs is
 // INVALID_ARGUMENT, before anything is written.
 se::HostKernelFn ConvolutionHostKernel(const ConvolutionConfig& config);
+// Split-K (ConvolutionGemm): (lhs, rhs, scratch) leaves each split's
+// partial sums, then (scratch, out) adds them in order.
+se::HostKernelFn ConvolutionPartialsHostKernel(const ConvolutionConfig& config);
+se::HostKernelFn ConvolutionSplitSumHostKernel(const ConvolutionConfig& config);
 se::HostKernelFn ReduceWindowHostKernel(const PoolingConfig& config);
 se::HostKernelFn SelectAndScatterHostKernel(const PoolingConfig& config);
 

@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/float16.h"
+#include "xla_lite/service/convolution/conv_gemm_kernel.h"
 #include "xla_lite/service/convolution/windowed_host_kernels.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
 
@@ -21,6 +22,7 @@ namespace {
 constexpr char kKernelTemplate[] = R"(// Emitted $WHAT: $CONFIG
 $AWAIT_PRODUCERS
 $FLOAT16
+$DEFINITIONS
 extern "C" __global__ void __launch_bounds__(256)
 $ENTRY($PARAMETERS) {
   XL_AWAIT_PRODUCERS();
@@ -79,12 +81,14 @@ std::string Last(absl::string_view prefix, size_t count) {
 
 std::string Source(absl::string_view what, const std::string& config,
                    const std::string& entry, absl::string_view parameters,
-                   int64_t count, const std::string& body) {
+                   int64_t count, const std::string& body,
+                   const std::string& definitions = "") {
   return absl::StrReplaceAll(kKernelTemplate,
                              {{"$WHAT", what},
                               {"$CONFIG", config},
                               {"$AWAIT_PRODUCERS", kAwaitProducersSource},
                               {"$FLOAT16", kFloat16DeviceSource},
+                              {"$DEFINITIONS", definitions},
                               {"$ENTRY", entry},
                               {"$PARAMETERS", parameters},
                               {"$COUNT", absl::StrCat(count)},
@@ -211,12 +215,30 @@ se::KernelSpec EmitConvolutionKernel(const ConvolutionConfig& config,
                                      const std::string& name) {
   VLOG(1) << "emitted convolution kernel " << name << ": "
           << config.ToString();
+  if (config.gemm.tiled) {
+    return Spec(name, 3, ConvolutionGemmSource(config, name),
+                config.gemm.splits > 1 ? ConvolutionPartialsHostKernel(config)
+                                       : ConvolutionHostKernel(config));
+  }
   return Spec(name, 3,
               Source("convolution", config.ToString(), name,
                      "const float* __restrict__ lhs, const float* __restrict__ "
                      "rhs, float* __restrict__ out",
                      config.out_elements, ConvolutionBody(config)),
               ConvolutionHostKernel(config));
+}
+
+se::KernelSpec EmitConvolutionSplitSumKernel(const ConvolutionConfig& config,
+                                             const std::string& name) {
+  CHECK_GT(config.gemm.splits, 1) << config.ToString();
+  const ConvolutionSplitSumSource sum = ConvolutionSplitSum(config);
+  return Spec(name, 2,
+              Source("convolution split-K sum", config.ToString(), name,
+                     "const float* __restrict__ scratch, float* __restrict__ "
+                     "out",
+                     config.gemm.groups * config.gemm.m * config.gemm.n,
+                     sum.body, sum.definitions),
+              ConvolutionSplitSumHostKernel(config));
 }
 
 se::KernelSpec EmitReduceWindowKernel(const PoolingConfig& config,
@@ -243,28 +265,62 @@ se::KernelSpec EmitSelectAndScatterKernel(const PoolingConfig& config,
               SelectAndScatterHostKernel(config));
 }
 
-absl::StatusOr<WindowedKernel> EmitWindowedKernel(const HloInstruction& instr,
-                                                  const std::string& name) {
-  WindowedKernel kernel;
+namespace {
+
+// Operand, result and scratch positions of a two-operand op's buffers.
+constexpr int kLhs = 0, kRhs = 1, kResult = 2, kScratch = 3;
+
+std::vector<WindowedKernel> ConvolutionKernels(const ConvolutionConfig& config,
+                                               const std::string& name) {
+  const ConvolutionGemm& gemm = config.gemm;
+  if (!gemm.tiled) {
+    return {{EmitConvolutionKernel(config, name),
+             WindowedLaunchDimensions(config.out_elements),
+             {kLhs, kRhs, kResult}}};
+  }
+  if (gemm.splits == 1) {
+    return {{EmitConvolutionKernel(config, name),
+             ConvolutionGemmLaunchDimensions(config),
+             {kLhs, kRhs, kResult}}};
+  }
+  return {{EmitConvolutionKernel(config, name),
+           ConvolutionGemmLaunchDimensions(config),
+           {kLhs, kRhs, kScratch}},
+          {EmitConvolutionSplitSumKernel(config, absl::StrCat(name, "_sum")),
+           WindowedLaunchDimensions(gemm.groups * gemm.m * gemm.n),
+           {kScratch, kResult}}};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
+    const HloInstruction& instr, const std::string& name) {
   if (instr.opcode() == HloOpcode::kConvolution) {
     ASSIGN_OR_RETURN(ConvolutionConfig config, ConvolutionConfigFor(instr));
-    kernel.spec = EmitConvolutionKernel(config, name);
-    kernel.launch_dimensions = WindowedLaunchDimensions(config.out_elements);
-    return kernel;
+    return ConvolutionKernels(config, name);
   }
   ASSIGN_OR_RETURN(PoolingConfig config, PoolingConfigFor(instr));
+  WindowedKernel kernel;
   kernel.spec = instr.opcode() == HloOpcode::kSelectAndScatter
                     ? EmitSelectAndScatterKernel(config, name)
                     : EmitReduceWindowKernel(config, name);
   kernel.launch_dimensions = WindowedLaunchDimensions(config.out_elements);
-  return kernel;
+  // reduce-window reads its operand (the init is baked in); select-and-
+  // scatter its operand and source.
+  const int arrays = instr.opcode() == HloOpcode::kSelectAndScatter ? 2 : 1;
+  for (int i = 0; i <= arrays; ++i) kernel.arguments.push_back(i);
+  std::vector<WindowedKernel> kernels;
+  kernels.push_back(std::move(kernel));
+  return kernels;
 }
 
-absl::Status CheckWindowedKernel(const HloInstruction& instr) {
+absl::StatusOr<int64_t> WindowedScratchBytes(const HloInstruction& instr) {
   if (instr.opcode() == HloOpcode::kConvolution) {
-    return ConvolutionConfigFor(instr).status();
+    ASSIGN_OR_RETURN(ConvolutionConfig config, ConvolutionConfigFor(instr));
+    return config.gemm.ScratchElements() * int64_t{sizeof(float)};
   }
-  return PoolingConfigFor(instr).status();
+  RETURN_IF_ERROR(PoolingConfigFor(instr).status());
+  return 0;
 }
 
 se::LaunchDimensions WindowedLaunchDimensions(int64_t out_elements) {

@@ -2,6 +2,7 @@
 #define XLA_LITE_SERVICE_CONVOLUTION_WINDOWED_KERNELS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "stream_executor/kernel.h"
@@ -15,14 +16,19 @@ namespace xla_lite::gpu {
 // and stride a constant, and the host platform's closure computing the
 // same sums in the same order (f32, one rounding per multiply and add), so
 // both back ends agree. Each is a plain kernel of device addresses,
-// recordable in command buffers like any KernelThunk; launch with
-// WindowedLaunchDimensions. `name` must be a C identifier.
+// recordable in command buffers like any KernelThunk; EmitWindowedKernels
+// gives their launch dimensions. `name` must be a C identifier.
 //
-// convolution(lhs, rhs, out): an implicit gemm, one output element per
-// thread, its contraction running over the window's taps (row-major) and,
-// per tap, the kernel's input features; taps on padding or holes skip.
+// convolution(lhs, rhs, out): an implicit gemm (ConvolutionGemm), its
+// contraction running over the window's taps (row-major) and, per tap, the
+// kernel's input features. Tiled (conv_gemm_kernel.h) where config.gemm
+// says so, with split-K as convolution(lhs, rhs, scratch) then
+// EmitConvolutionSplitSumKernel's (scratch, out); otherwise one output
+// element per thread, taps on padding or holes skipped.
 se::KernelSpec EmitConvolutionKernel(const ConvolutionConfig& config,
                                      const std::string& name);
+se::KernelSpec EmitConvolutionSplitSumKernel(const ConvolutionConfig& config,
+                                             const std::string& name);
 // reduce-window(operand, out): one window per thread, init then the taps
 // in row-major order.
 se::KernelSpec EmitReduceWindowKernel(const PoolingConfig& config,
@@ -37,17 +43,24 @@ se::KernelSpec EmitSelectAndScatterKernel(const PoolingConfig& config,
 // One thread per element of `out_elements`.
 se::LaunchDimensions WindowedLaunchDimensions(int64_t out_elements);
 
-// The kernel of a verified convolution, reduce-window or select-and-scatter
-// with its launch dimensions; UNIMPLEMENTED naming the instruction for
-// forms the kernels do not take (windowed_config.h).
+// One kernel of a verified convolution, reduce-window or select-and-scatter
+// with its launch dimensions, and which of the op's buffers it takes, in
+// order: indices into (array operands..., result, scratch), the last one
+// the buffer it writes.
 struct WindowedKernel {
   se::KernelSpec spec;
   se::LaunchDimensions launch_dimensions;
+  std::vector<int> arguments;
 };
-absl::StatusOr<WindowedKernel> EmitWindowedKernel(const HloInstruction& instr,
-                                                  const std::string& name);
-// Whether EmitWindowedKernel takes `instr`, without emitting anything.
-absl::Status CheckWindowedKernel(const HloInstruction& instr);
+// The kernels of `instr`, to run in order: one, or for a split-K
+// convolution the partial sums into the scratch and their sum into the
+// result. UNIMPLEMENTED naming the instruction for forms the kernels do
+// not take (windowed_config.h).
+absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
+    const HloInstruction& instr, const std::string& name);
+// The scratch bytes EmitWindowedKernels' kernels need for `instr` (0 for
+// none), or the error it would return, without emitting anything.
+absl::StatusOr<int64_t> WindowedScratchBytes(const HloInstruction& instr);
 
 }  // namespace xla_lite::gpu
 

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
@@ -23,53 +22,18 @@
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
 #include "stream_executor/device_address_allocator.h"
-#include "stream_executor/platform_manager.h"
 #include "stream_executor/stream_executor.h"
 #include "xla_lite/runtime/gemm_config.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
+#include "xla_lite/service/gemm/kernel_benchmark_main.h"
 
 namespace xla_lite::gpu {
 namespace {
 
 constexpr int kGemmsPerIteration = 10;
 
-struct Env {
-  std::string platform_name;  // Empty: the default platform.
-  se::StreamExecutor* executor = nullptr;
-  std::unique_ptr<se::Stream> stream;
-  std::unique_ptr<se::StreamExecutorAllocator> allocator;
-};
-
-Env& GetEnv() {
-  static Env* env = new Env;
-  return *env;
-}
-
-absl::Status SetUpEnv() {
-  Env& env = GetEnv();
-  absl::StatusOr<se::Platform*> platform =
-      env.platform_name.empty()
-          ? se::PlatformManager::DefaultPlatform()
-          : se::PlatformManager::AvailablePlatformWithName(env.platform_name);
-  if (!platform.ok()) return platform.status();
-  env.platform_name = (*platform)->Name();
-  absl::StatusOr<se::StreamExecutor*> executor =
-      (*platform)->ExecutorForDevice(0);
-  if (!executor.ok()) return executor.status();
-  env.executor = *executor;
-  absl::StatusOr<std::unique_ptr<se::Stream>> stream =
-      env.executor->CreateStream();
-  if (!stream.ok()) return stream.status();
-  env.stream = std::move(*stream);
-  env.allocator = std::make_unique<se::StreamExecutorAllocator>(env.executor);
-  return absl::OkStatus();
-}
-
-void TearDownEnv() {
-  Env& env = GetEnv();
-  env.allocator.reset();
-  env.stream.reset();
-}
+using Env = KernelBenchmarkEnv;
+Env& GetEnv() { return GetKernelBenchmarkEnv(); }
 
 // One product's config and device buffers, filled with random values.
 struct Problem {
@@ -257,31 +221,5 @@ GEMM_BENCHMARK(BM_BlasGemm);
 }  // namespace xla_lite::gpu
 
 int main(int argc, char** argv) {
-  using xla_lite::gpu::GetEnv;
-  // --platform is ours; everything else goes to the benchmark library.
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    constexpr char kFlag[] = "--platform=";
-    if (i > 0 && std::strncmp(argv[i], kFlag, sizeof(kFlag) - 1) == 0) {
-      GetEnv().platform_name = argv[i] + sizeof(kFlag) - 1;
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  int rest_argc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rest_argc, rest.data());
-  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
-  absl::Status status = xla_lite::gpu::SetUpEnv();
-  if (!status.ok()) {
-    std::cerr << "gemm_kernel_benchmark: cannot run on platform '"
-              << GetEnv().platform_name << "': " << status << "\n";
-    return 1;
-  }
-  benchmark::AddCustomContext("platform", GetEnv().platform_name);
-  benchmark::AddCustomContext("device",
-                              GetEnv().executor->GetDeviceDescription().name);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  xla_lite::gpu::TearDownEnv();
-  return 0;
+  return xla_lite::gpu::RunKernelBenchmarks(argc, argv, "gemm_kernel_benchmark");
 }

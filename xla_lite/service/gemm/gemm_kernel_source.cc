@@ -101,23 +101,7 @@ $RHS_INDEX
           if (e < kTileN * kTileK) rhs_tile[kk][j] = rhs_staged[s];
         }
         __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < kTileK; ++kk) {
-          float a[kRowsPerThread], b[kColsPerThread];
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-            a[r] = lhs_tile[kk][ty + r * kThreadsY];
-          }
-#pragma unroll
-          for (int c = 0; c < kColsPerThread; ++c) {
-            b[c] = rhs_tile[kk][tx + c * kThreadsX];
-          }
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-#pragma unroll
-            for (int c = 0; c < kColsPerThread; ++c) acc[r][c] += a[r] * b[c];
-          }
-        }
+$TILE_PRODUCT
         __syncthreads();
       }
 #pragma unroll
@@ -222,6 +206,24 @@ std::string FloatConstant(const char* name, float value) {
 
 }  // namespace
 
+const char kGemmTileProductSource[] = R"(#pragma unroll
+        for (int kk = 0; kk < kTileK; ++kk) {
+          float a[kRowsPerThread], b[kColsPerThread];
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+            a[r] = lhs_tile[kk][ty + r * kThreadsY];
+          }
+#pragma unroll
+          for (int c = 0; c < kColsPerThread; ++c) {
+            b[c] = rhs_tile[kk][tx + c * kThreadsX];
+          }
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+#pragma unroll
+            for (int c = 0; c < kColsPerThread; ++c) acc[r][c] += a[r] * b[c];
+          }
+        })";
+
 // The PTX of cudaTriggerProgrammaticLaunchCompletion() and
 // cudaGridDependencySynchronize(), which NVRTC does not declare; the only
 // inline assembly in emitted code, and only where __CUDA_ARCH__ says sm_90+.
@@ -291,6 +293,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                                "load_element(out, index);"
                              : "            // beta == 0: out is never read."},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
+          {"$TILE_PRODUCT", kGemmTileProductSource},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS", epilogue == nullptr

@@ -16,6 +16,13 @@ namespace xla_lite::gpu {
 // (KernelSpec::waits_for_producers). Elsewhere it does nothing.
 extern const char kAwaitProducersSource[];
 
+// A block's multiplication of its staged tiles, for kernels built like the
+// emitted gemm (the tiled convolution): each thread adds, for kk in
+// [0, kTileK), lhs_tile[kk][its rows] x rhs_tile[kk][its columns] into
+// acc[kRowsPerThread][kColsPerThread], its rows (columns) kThreadsY
+// (kThreadsX) apart from ty (tx), one rounding per multiply and add.
+extern const char kGemmTileProductSource[];
+
 // What a fused elementwise epilogue adds to the kernel: the product is
 // handed to `function`(index, value<arguments>) instead of being stored,
 // where index is the element's row-major index in the output.
