@@ -12,6 +12,7 @@
 #include "xla_lite/service/call_inliner.h"
 #include "xla_lite/service/command_buffer_scheduling.h"
 #include "xla_lite/service/dot_canonicalizer.h"
+#include "xla_lite/service/dynamic_slice_rewriter.h"
 #include "xla_lite/service/execution_plan.h"
 #include "xla_lite/service/hlo_simplifier.h"
 #include "xla_lite/service/layout_normalization.h"
@@ -56,6 +57,9 @@ void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
 absl::Status RunHloPasses(HloModule* module) {
   RETURN_IF_ERROR(VerifyHloModule(*module));
   RETURN_IF_ERROR(InlineCalls(module));
+  // Before layout normalization: the gathers and scatters it makes are
+  // ordinary ops to every later pass.
+  RETURN_IF_ERROR(RewriteDynamicSlices(module));
   RETURN_IF_ERROR(NormalizeLayouts(module));
   RETURN_IF_ERROR(SimplifyHlo(module));
   RETURN_IF_ERROR(CanonicalizeDots(module));
