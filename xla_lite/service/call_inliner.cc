@@ -49,27 +49,28 @@ absl::Status InlineOne(HloInstruction* call, NameUniquer& names) {
 }  // namespace
 
 absl::Status InlineCalls(HloModule* module) {
-  HloComputation* entry = module->entry_computation();
   NameUniquer names(*module);
   int64_t inlined = 0;
   // Inlined bodies may contain calls themselves, hence the loop; a call
   // chain deeper than this is recursion, which HLO does not allow.
   constexpr int kMaxDepth = 256;
-  for (int depth = 0, changed = 1; changed; ++depth) {
-    if (depth > kMaxDepth) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          module->name(), ": calls nest deeper than ", kMaxDepth,
-          " levels (recursive computations?)"));
+  for (HloComputation* computation : ExecutedComputations(*module)) {
+    for (int depth = 0, changed = 1; changed; ++depth) {
+      if (depth > kMaxDepth) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            module->name(), ": calls nest deeper than ", kMaxDepth,
+            " levels (recursive computations?)"));
+      }
+      changed = 0;
+      for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+        if (!IsCall(*instr)) continue;
+        RETURN_IF_ERROR(InlineOne(instr, names));
+        ++inlined;
+        changed = 1;
+      }
     }
-    changed = 0;
-    for (HloInstruction* instr : entry->MakeInstructionPostOrder()) {
-      if (!IsCall(*instr)) continue;
-      RETURN_IF_ERROR(InlineOne(instr, names));
-      ++inlined;
-      changed = 1;
-    }
+    computation->RemoveDeadInstructions();
   }
-  entry->RemoveDeadInstructions();
   module->RemoveUnusedComputations();
   VLOG(1) << module->name() << ": inlined " << inlined << " calls";
   return absl::OkStatus();

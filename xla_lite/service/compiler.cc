@@ -127,11 +127,18 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
                    gpu::AssignBuffers(plan, parameter_sizes));
   VLOG(1) << module->name() << ": buffer assignment\n"
           << assignment.ToString(plan);
+  // Loop bodies and branches get command buffers as the entry does: a
+  // WhileThunk or ConditionalThunk is not recordable, so each runs its
+  // computations' recordable runs as command buffers of their own.
+  auto schedule = [&options](gpu::ThunkSequence thunks) {
+    return gpu::ScheduleCommandBuffers(std::move(thunks), options);
+  };
   ASSIGN_OR_RETURN(
       gpu::ThunkSequence thunks,
       gpu::EmitThunks(plan, assignment,
                       {emission, options.xla_gpu_enable_programmatic_launch(),
-                       options.xla_gpu_default_precision_allows_tf32()}));
+                       options.xla_gpu_default_precision_allows_tf32(),
+                       schedule}));
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);

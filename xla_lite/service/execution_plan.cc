@@ -55,19 +55,34 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "collective";
     case PlannedOp::Kind::kScatter:
       return "scatter";
+    case PlannedOp::Kind::kWhile:
+      return "while";
+    case PlannedOp::Kind::kConditional:
+      return "conditional";
   }
   return "?";
 }
+
+// Which computation a plan is for: it decides how results relate to
+// parameters (see ControlFlowPlan).
+enum class ComputationKind { kEntry, kCondition, kBody, kBranch };
 
 // Builds the plan: buffers and ops in post order, result placement,
 // multi-output fusion of loop kernels, then the execution order.
 class PlanBuilder {
  public:
-  PlanBuilder(const HloModule& module, const FusionPlan& fusion,
-              const GemmEmission& emission)
-      : module_(module), fusion_(fusion), emission_(emission) {}
+  PlanBuilder(const HloModule& module, const HloComputation& computation,
+              ComputationKind kind, const FusionPlan& fusion,
+              const GemmEmission& emission, int depth)
+      : module_(module),
+        computation_(computation),
+        kind_(kind),
+        fusion_(fusion),
+        emission_(emission),
+        depth_(depth) {}
 
   absl::StatusOr<ExecutionPlan> Build() {
+    plan_.name = computation_.name();
     CreateValueBuffers();
     RETURN_IF_ERROR(AddComputedOps());
     RETURN_IF_ERROR(PlaceResults());
@@ -101,8 +116,23 @@ class PlanBuilder {
   int BufferOf(const HloInstruction* instr) const {
     return buffer_of_.at(StripReshapes(instr));
   }
+  // The buffers of a value's leaves: its own for an array.
+  std::vector<int> LeavesOf(const HloInstruction* instr) const {
+    auto it = leaves_.find(instr);
+    return it != leaves_.end() ? it->second
+                               : std::vector<int>{BufferOf(instr)};
+  }
 
   void CreateValueBuffers();
+  bool AddTupleValue(const HloInstruction* instr);
+  absl::Status AddWhile(const HloInstruction* instr);
+  absl::Status AddConditional(const HloInstruction* instr);
+  absl::StatusOr<ExecutionPlan> PlanComputation(
+      const HloInstruction& caller, const HloComputation& computation,
+      ComputationKind kind, int64_t parameter_leaves,
+      int64_t result_leaves) const;
+  absl::StatusOr<absl::flat_hash_map<int64_t, int64_t>> ResultAliases(
+      int64_t results) const;
   absl::Status AddComputedOps();
   absl::Status AddKernel(const HloInstruction* instr);
   absl::Status AddScatter(const HloInstruction* scatter);
@@ -120,10 +150,15 @@ class PlanBuilder {
   OpGraph Graph() const { return OpGraph(plan_.ops, edges_); }
 
   const HloModule& module_;
+  const HloComputation& computation_;
+  const ComputationKind kind_;
   const FusionPlan& fusion_;
   const GemmEmission& emission_;
+  const int depth_;
   ExecutionPlan plan_;
   absl::flat_hash_map<const HloInstruction*, int> buffer_of_;
+  // Tuple-shaped values: their leaves' buffers.
+  absl::flat_hash_map<const HloInstruction*, std::vector<int>> leaves_;
   // (before, after): writes of an aliased parameter wait for its readers.
   std::vector<std::pair<int, int>> edges_;
   // Per aliased parameter number: the op writing its allocation.
@@ -132,10 +167,64 @@ class PlanBuilder {
   absl::flat_hash_set<const HloInstruction*> fused_epilogues_;
 };
 
+// Tuples, get-tuple-elements and tuple-shaped parameters, whiles and
+// conditionals: their leaves' buffers, new ones where the value defines
+// them. False for any other instruction.
+bool PlanBuilder::AddTupleValue(const HloInstruction* instr) {
+  using Placement = LogicalBuffer::Placement;
+  std::vector<int> leaves;
+  switch (instr->opcode()) {
+    case HloOpcode::kTuple:
+      for (const HloInstruction* operand : instr->operands()) {
+        std::vector<int> more = LeavesOf(operand);
+        leaves.insert(leaves.end(), more.begin(), more.end());
+      }
+      break;
+    case HloOpcode::kGetTupleElement: {
+      const Shape& tuple = instr->operand(0)->shape();
+      int64_t first = 0;
+      for (int64_t i = 0; i < instr->tuple_index(); ++i) {
+        first += LeafCount(tuple.tuple_shapes(i));
+      }
+      std::vector<int> all = LeavesOf(instr->operand(0));
+      leaves.assign(all.begin() + first,
+                    all.begin() + first + LeafCount(instr->shape()));
+      if (instr->shape().IsArray()) {
+        buffer_of_[instr] = leaves[0];
+        return true;
+      }
+      break;
+    }
+    case HloOpcode::kParameter:
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional: {
+      if (!instr->shape().IsTuple()) return false;
+      const bool parameter = instr->opcode() == HloOpcode::kParameter;
+      std::vector<const Shape*> arrays;
+      std::function<void(const Shape&)> flatten = [&](const Shape& shape) {
+        if (!shape.IsTuple()) return arrays.push_back(&shape);
+        for (const Shape& element : shape.tuple_shapes()) flatten(element);
+      };
+      flatten(instr->shape());
+      for (int64_t i = 0; i < arrays.size(); ++i) {
+        leaves.push_back(NewBuffer(
+            absl::StrCat(instr->name(), ".", i), nullptr,
+            arrays[i]->ByteSize(),
+            parameter ? Placement::kParameter : Placement::kTemp,
+            parameter ? i : -1));
+      }
+      break;
+    }
+    default:
+      return false;
+  }
+  leaves_[instr] = std::move(leaves);
+  return true;
+}
+
 void PlanBuilder::CreateValueBuffers() {
-  const HloComputation* entry = module_.entry_computation();
-  for (const HloInstruction* instr : entry->MakeInstructionPostOrder()) {
-    if (!fusion_.IsMaterialized(instr)) continue;
+  for (const HloInstruction* instr : computation_.MakeInstructionPostOrder()) {
+    if (AddTupleValue(instr) || !fusion_.IsMaterialized(instr)) continue;
     LogicalBuffer::Placement placement = LogicalBuffer::Placement::kTemp;
     int64_t number = -1;
     if (instr->opcode() == HloOpcode::kParameter) {
@@ -146,6 +235,17 @@ void PlanBuilder::CreateValueBuffers() {
     }
     buffer_of_[instr] = NewBuffer(instr->name(), instr,
                                   instr->shape().ByteSize(), placement, number);
+  }
+  if (kind_ == ComputationKind::kEntry) {
+    for (int64_t p = 0; p < computation_.num_parameters(); ++p) {
+      const HloInstruction* parameter = computation_.parameter_instruction(p);
+      auto it = buffer_of_.find(parameter);
+      plan_.parameter_buffers.push_back(it == buffer_of_.end() ? -1
+                                                               : it->second);
+    }
+  } else if (computation_.num_parameters() == 1) {
+    plan_.parameter_buffers =
+        LeavesOf(computation_.parameter_instruction(0));
   }
 }
 
@@ -166,6 +266,10 @@ absl::Status PlanBuilder::AddComputedOps() {
       AddOp(std::move(op));
     } else if (instr->opcode() == HloOpcode::kScatter) {
       RETURN_IF_ERROR(AddScatter(instr));
+    } else if (instr->opcode() == HloOpcode::kWhile) {
+      RETURN_IF_ERROR(AddWhile(instr));
+    } else if (instr->opcode() == HloOpcode::kConditional) {
+      RETURN_IF_ERROR(AddConditional(instr));
     } else if (ReadsMaterializedOperands(*instr)) {
       RETURN_IF_ERROR(AddWindowKernel(instr));
     } else {
@@ -303,6 +407,79 @@ absl::Status PlanBuilder::AddAccumulatingGemm(
   return absl::OkStatus();
 }
 
+// A nested computation's plan; its parameter and results must have the
+// leaves its caller binds them to.
+absl::StatusOr<ExecutionPlan> PlanBuilder::PlanComputation(
+    const HloInstruction& caller, const HloComputation& computation,
+    ComputationKind kind, int64_t parameter_leaves,
+    int64_t result_leaves) const {
+  if (depth_ + 1 > kMaxControlFlowDepth) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        caller.name(), ": control flow nests deeper than ",
+        kMaxControlFlowDepth, " levels"));
+  }
+  if (computation.num_parameters() != 1 ||
+      LeafCount(computation.parameter_instruction(0)->shape()) !=
+          parameter_leaves ||
+      LeafCount(computation.root_instruction()->shape()) != result_leaves) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        caller.name(), ": ", computation.name(),
+        " does not take one parameter of ", parameter_leaves,
+        " leaves and return ", result_leaves));
+  }
+  ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(computation));
+  PlanBuilder builder(module_, computation, kind, fusion, emission_,
+                      depth_ + 1);
+  return builder.Build();
+}
+
+absl::Status PlanBuilder::AddWhile(const HloInstruction* instr) {
+  auto control = std::make_shared<ControlFlowPlan>();
+  const std::vector<int> state = LeavesOf(instr);
+  const int64_t n = state.size();
+  ASSIGN_OR_RETURN(ExecutionPlan condition,
+                   PlanComputation(*instr, *instr->while_condition(),
+                                   ComputationKind::kCondition, n, 1));
+  ASSIGN_OR_RETURN(ExecutionPlan body,
+                   PlanComputation(*instr, *instr->while_body(),
+                                   ComputationKind::kBody, n, n));
+  control->computations.push_back(std::move(condition));
+  control->computations.push_back(std::move(body));
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kWhile;
+  op.name = instr->name();
+  op.reads = LeavesOf(instr->operand(0));
+  op.writes = state;
+  op.control = std::move(control);
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
+absl::Status PlanBuilder::AddConditional(const HloInstruction* instr) {
+  auto control = std::make_shared<ControlFlowPlan>();
+  const std::vector<int> results = LeavesOf(instr);
+  PlannedOp op;
+  op.kind = PlannedOp::Kind::kConditional;
+  op.name = instr->name();
+  control->selector = BufferOf(instr->operand(0));
+  op.reads = {control->selector};
+  for (int64_t k = 0; k + 1 < instr->operand_count(); ++k) {
+    std::vector<int> operand = LeavesOf(instr->operand(k + 1));
+    ASSIGN_OR_RETURN(
+        ExecutionPlan branch,
+        PlanComputation(*instr, *instr->branch_computation(k),
+                        ComputationKind::kBranch, operand.size(),
+                        results.size()));
+    control->computations.push_back(std::move(branch));
+    op.reads.insert(op.reads.end(), operand.begin(), operand.end());
+    control->branch_operands.push_back(std::move(operand));
+  }
+  op.writes = results;
+  op.control = std::move(control);
+  AddOp(std::move(op));
+  return absl::OkStatus();
+}
+
 int PlanBuilder::AddCopy(int source, int destination, const std::string& name) {
   PlannedOp op;
   op.kind = PlannedOp::Kind::kCopy;
@@ -351,9 +528,7 @@ bool PlanBuilder::CanWriteInPlace(int op_id, int value,
 absl::Status PlanBuilder::PlaceAliasedResult(
     int64_t index, int value, int64_t parameter,
     const absl::flat_hash_set<int64_t>& aliased) {
-  const HloInstruction* parameter_instr =
-      module_.entry_computation()->parameter_instruction(parameter);
-  int parameter_buffer = buffer_of_.at(parameter_instr);
+  const int parameter_buffer = plan_.parameter_buffers.at(parameter);
   if (value == parameter_buffer) {  // Returned unchanged: nothing to do.
     plan_.output_buffers[index] = value;
     return absl::OkStatus();
@@ -396,21 +571,24 @@ absl::Status PlanBuilder::PlaceAliasedResult(
   return absl::OkStatus();
 }
 
-absl::Status PlanBuilder::PlaceResults() {
-  const HloComputation* entry = module_.entry_computation();
-  const HloInstruction* root = entry->root_instruction();
-  bool is_tuple = root->opcode() == HloOpcode::kTuple;
-  std::vector<const HloInstruction*> results;
-  if (is_tuple) {
-    for (const HloInstruction* operand : root->operands()) {
-      results.push_back(operand);
-    }
-  } else {
-    results.push_back(root);
-  }
-  plan_.output_buffers.assign(results.size(), -1);
+// Per result with an alias: the parameter it is written into. The entry's
+// come from the module's input_output_alias; a loop body's result leaf i
+// is its parameter leaf i, the loop state.
+absl::StatusOr<absl::flat_hash_map<int64_t, int64_t>>
+PlanBuilder::ResultAliases(int64_t results) const {
   absl::flat_hash_map<int64_t, int64_t> alias_of_output;
-  absl::flat_hash_set<int64_t> aliased;
+  if (kind_ == ComputationKind::kBody) {
+    if (results != plan_.parameter_buffers.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          computation_.name(), ": a loop body returns ", results,
+          " leaves for a state of ", plan_.parameter_buffers.size()));
+    }
+    for (int64_t i = 0; i < results; ++i) alias_of_output[i] = i;
+    return alias_of_output;
+  }
+  if (kind_ != ComputationKind::kEntry) return alias_of_output;
+  const bool is_tuple =
+      computation_.root_instruction()->opcode() == HloOpcode::kTuple;
   for (const HloInputOutputAlias& alias : module_.input_output_aliases()) {
     std::string text = absl::StrCat(
         "input_output_alias {", absl::StrJoin(alias.output_index, ","),
@@ -423,19 +601,29 @@ absl::Status PlanBuilder::PlaceResults() {
     }
     if (alias.output_index.size() != (is_tuple ? 1 : 0) ||
         (is_tuple && (alias.output_index[0] < 0 ||
-                      alias.output_index[0] >= results.size())) ||
+                      alias.output_index[0] >= results)) ||
         alias.parameter_number < 0 ||
-        alias.parameter_number >= entry->num_parameters()) {
+        alias.parameter_number >= computation_.num_parameters()) {
       return absl::InvalidArgumentError(absl::StrCat(
           text, " does not name a result of the ",
           is_tuple ? "root tuple" : "array root", " and a parameter"));
     }
     alias_of_output[is_tuple ? alias.output_index[0] : 0] =
         alias.parameter_number;
-    aliased.insert(alias.parameter_number);
+  }
+  return alias_of_output;
+}
+
+absl::Status PlanBuilder::PlaceResults() {
+  const std::vector<int> results = LeavesOf(computation_.root_instruction());
+  plan_.output_buffers.assign(results.size(), -1);
+  ASSIGN_OR_RETURN(auto alias_of_output, ResultAliases(results.size()));
+  absl::flat_hash_set<int64_t> aliased;
+  for (const auto& [output, parameter] : alias_of_output) {
+    aliased.insert(parameter);
   }
   for (int64_t i = 0; i < results.size(); ++i) {
-    int value = BufferOf(results[i]);
+    int value = results[i];
     auto alias = alias_of_output.find(i);
     if (alias != alias_of_output.end()) {
       RETURN_IF_ERROR(PlaceAliasedResult(i, value, alias->second, aliased));
@@ -458,9 +646,7 @@ absl::Status PlanBuilder::PlaceResults() {
   // Every read of an aliased parameter's own value precedes the write of
   // its allocation (copies added above included).
   for (const auto& [parameter, writer] : parameter_writer_) {
-    const HloInstruction* instr =
-        entry->parameter_instruction(parameter);
-    for (int reader : Graph().ReadersOf(buffer_of_.at(instr))) {
+    for (int reader : Graph().ReadersOf(plan_.parameter_buffers.at(parameter))) {
       if (reader != writer) edges_.push_back({reader, writer});
     }
   }
@@ -492,13 +678,21 @@ absl::Status PlanBuilder::Order() {
   }
   if (ordered.size() != n) {
     return absl::InternalError(absl::StrCat(
-        module_.name(), ": the ops' dependencies form a cycle"));
+        module_.name(), ": ", computation_.name(),
+        ": the ops' dependencies form a cycle"));
   }
   plan_.ops = std::move(ordered);
   return absl::OkStatus();
 }
 
 }  // namespace
+
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t count = 0;
+  for (const Shape& element : shape.tuple_shapes()) count += LeafCount(element);
+  return count;
+}
 
 std::string LogicalBuffer::ToString() const {
   std::string text = absl::StrCat("buffer ", id, " ", name, " ", size, "B ",
@@ -512,6 +706,12 @@ std::string PlannedOp::ToString() const {
                                   absl::StrJoin(reads, ","), "} writes {",
                                   absl::StrJoin(writes, ","), "}");
   if (kind == Kind::kGemm) absl::StrAppend(&text, " ", gemm.ToString());
+  if (control != nullptr) {
+    for (const ExecutionPlan& nested : control->computations) {
+      absl::StrAppend(&text, "\n  ", nested.name, " {\n", nested.ToString(),
+                      "  }");
+    }
+  }
   return text;
 }
 
@@ -530,9 +730,10 @@ std::string ExecutionPlan::ToString() const {
 
 absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
                                                  const GemmEmission& emission) {
-  ASSIGN_OR_RETURN(FusionPlan fusion,
-                   FusionPlan::Create(*module.entry_computation()));
-  PlanBuilder builder(module, fusion, emission);
+  const HloComputation& entry = *module.entry_computation();
+  ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(entry));
+  PlanBuilder builder(module, entry, ComputationKind::kEntry, fusion,
+                      emission, /*depth=*/0);
   ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
   VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
   VLOG(2) << plan.ToString();
