@@ -380,6 +380,83 @@ TEST_P(ControlFlowTest, LoopBoundStopsATripCountFromAnInput) {
   EXPECT_TRUE(within.ok()) << within.status();
 }
 
+// A call in a loop body whose callee holds a conditional: inlined, then
+// compiled with the body.
+TEST_P(ControlFlowTest, CallInALoopBodyBringsAConditional) {
+  const std::string hlo = R"(
+HloModule call_in_body
+up {
+  p = f32[3] parameter(0)
+  one = f32[] constant(1)
+  b = f32[3] broadcast(one), dimensions={}
+  ROOT r = f32[3] add(p, b)
+}
+down {
+  p = f32[3] parameter(0)
+  ROOT r = f32[3] negate(p)
+}
+step {
+  i = s32[] parameter(0)
+  x = f32[3] parameter(1)
+  two = s32[] constant(2)
+  odd = s32[] remainder(i, two)
+  ROOT c = f32[3] conditional(odd, x, x), branch_computations={up, down}
+}
+cond {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  five = s32[] constant(5)
+  ROOT lt = pred[] compare(i, five), direction=LT
+}
+body {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[3] get-tuple-element(s), index=1
+  y = f32[3] call(i, x), to_apply=step
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[3]) tuple(i1, y)
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[3]) tuple(zero, x)
+  w = (s32[], f32[3]) while(t), condition=cond, body=body
+  ROOT r = f32[3] get-tuple-element(w), index=1
+})";
+  StepsRun run = ExpectMatches(hlo, {F32({3}, 0.5)});
+  EXPECT_EQ(run.after_last.loop_iterations, 5);
+  EXPECT_EQ(run.after_last.conditional_branches, 5);
+}
+
+// A body whose result is not the loop state's shape is refused with a
+// clear error, before anything runs.
+TEST_P(ControlFlowTest, BodyOfTheWrongShapeIsRefused) {
+  auto executable = Compile(R"(
+HloModule bad_body
+cond {
+  s = (s32[], f32[3]) parameter(0)
+  ROOT f = pred[] constant(false)
+}
+body {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  ROOT t = (s32[]) tuple(i)
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[3]) tuple(zero, x)
+  w = (s32[], f32[3]) while(t), condition=cond, body=body
+  ROOT r = f32[3] get-tuple-element(w), index=1
+})");
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), absl::StatusCode::kInvalidArgument)
+      << executable.status();
+  EXPECT_TRUE(absl::StrContains(executable.status().message(), "body"))
+      << executable.status();
+}
+
 INSTANTIATE_FOR_ALL_PLATFORMS(ControlFlowTest);
 
 }  // namespace
