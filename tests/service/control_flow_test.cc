@@ -37,8 +37,9 @@ class ControlFlowTest : public CompilerTest {
   // Compiles `hlo` and runs `steps` steps (aliased results fed back), with
   // the counters after step 2 and after the last.
   absl::StatusOr<StepsRun> RunSteps(const std::string& hlo,
-                               const std::vector<Literal>& arguments,
-                               const DebugOptions& options, int64_t steps) {
+                                    const std::vector<Literal>& arguments,
+                                    const DebugOptions& options,
+                                    int64_t steps) {
     ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, Parse(hlo));
     ComputationLayout layout = module->entry_computation_layout();
     ASSIGN_OR_RETURN(executable_,
@@ -61,15 +62,16 @@ class ControlFlowTest : public CompilerTest {
   // Runs `hlo` op by op and with command buffers; both must match the
   // evaluator. Returns the op-by-op run.
   StepsRun ExpectMatches(const std::string& hlo,
-                    const std::vector<Literal>& arguments, int64_t steps = 1) {
+                         const std::vector<Literal>& arguments,
+                         int64_t steps = 1) {
     auto expected = Evaluate(hlo, arguments, steps);
     EXPECT_TRUE(expected.ok()) << expected.status();
     StepsRun first;
     for (bool graphs : {false, true}) {
       SCOPED_TRACE(graphs ? "command buffers" : "op by op");
-      auto run = RunSteps(hlo, arguments,
-                          graphs ? DefaultDebugOptions() : OpByOpOptions(),
-                          steps);
+      auto run =
+          RunSteps(hlo, arguments,
+                   graphs ? DefaultDebugOptions() : OpByOpOptions(), steps);
       EXPECT_TRUE(run.ok()) << run.status();
       if (!run.ok() || !expected.ok()) return first;
       EXPECT_EQ(run->results.size(), expected->size());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <queue>
 #include <utility>
 
@@ -14,6 +13,7 @@
 #include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/collective_lowering.h"
 #include "xla_lite/service/elemental_lowering.h"
+#include "xla_lite/service/execution_plan_builder.h"
 #include "xla_lite/service/fusion_plan.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 #include "xla_lite/service/kernel_merging.h"
@@ -63,164 +63,9 @@ const char* OpKindName(PlannedOp::Kind kind) {
   return "?";
 }
 
-// Which computation a plan is for: it decides how results relate to
-// parameters (see ControlFlowPlan).
-enum class ComputationKind { kEntry, kCondition, kBody, kBranch };
+}  // namespace
 
-// Builds the plan: buffers and ops in post order, result placement,
-// multi-output fusion of loop kernels, then the execution order.
-class PlanBuilder {
- public:
-  PlanBuilder(const HloModule& module, const HloComputation& computation,
-              ComputationKind kind, const FusionPlan& fusion,
-              const GemmEmission& emission, int depth)
-      : module_(module),
-        computation_(computation),
-        kind_(kind),
-        fusion_(fusion),
-        emission_(emission),
-        depth_(depth) {}
-
-  absl::StatusOr<ExecutionPlan> Build() {
-    plan_.name = computation_.name();
-    CreateValueBuffers();
-    RETURN_IF_ERROR(AddComputedOps());
-    RETURN_IF_ERROR(PlaceResults());
-    RETURN_IF_ERROR(MergeLoopKernels(
-        &plan_, &edges_,
-        [this](const HloInstruction* i) { return fusion_.IsMaterialized(i); },
-        buffer_of_, emission_));
-    RETURN_IF_ERROR(FuseRows(&plan_, &edges_));
-    RETURN_IF_ERROR(Order());
-    return std::move(plan_);
-  }
-
- private:
-  int NewBuffer(std::string name, const HloInstruction* instruction,
-                int64_t size, LogicalBuffer::Placement placement,
-                int64_t number) {
-    LogicalBuffer buffer;
-    buffer.id = plan_.buffers.size();
-    buffer.name = std::move(name);
-    buffer.instruction = instruction;
-    buffer.size = size;
-    buffer.placement = placement;
-    buffer.number = number;
-    plan_.buffers.push_back(std::move(buffer));
-    return plan_.buffers.back().id;
-  }
-  int AddOp(PlannedOp op) {
-    plan_.ops.push_back(std::move(op));
-    return plan_.ops.size() - 1;
-  }
-  int BufferOf(const HloInstruction* instr) const {
-    return buffer_of_.at(StripReshapes(instr));
-  }
-  // The buffers of a value's leaves: its own for an array.
-  std::vector<int> LeavesOf(const HloInstruction* instr) const {
-    auto it = leaves_.find(instr);
-    return it != leaves_.end() ? it->second
-                               : std::vector<int>{BufferOf(instr)};
-  }
-
-  void CreateValueBuffers();
-  bool AddTupleValue(const HloInstruction* instr);
-  absl::Status AddWhile(const HloInstruction* instr);
-  absl::Status AddConditional(const HloInstruction* instr);
-  absl::StatusOr<ExecutionPlan> PlanComputation(
-      const HloInstruction& caller, const HloComputation& computation,
-      ComputationKind kind, int64_t parameter_leaves,
-      int64_t result_leaves) const;
-  absl::StatusOr<absl::flat_hash_map<int64_t, int64_t>> ResultAliases(
-      int64_t results) const;
-  absl::Status AddComputedOps();
-  absl::Status AddKernel(const HloInstruction* instr);
-  absl::Status AddScatter(const HloInstruction* scatter);
-  absl::Status AddGemm(const HloInstruction* dot);
-  absl::Status AddWindowKernel(const HloInstruction* instr);
-  absl::Status AddAccumulatingGemm(const HloInstruction* value,
-                                   const GemmAccumulation& accumulation);
-  absl::Status PlaceResults();
-  absl::Status PlaceAliasedResult(int64_t index, int value, int64_t parameter,
-                                  const absl::flat_hash_set<int64_t>& aliased);
-  int AddCopy(int source, int destination, const std::string& name);
-  bool CanWriteInPlace(int op, int value, int parameter_buffer) const;
-  absl::Status Order();
-
-  OpGraph Graph() const { return OpGraph(plan_.ops, edges_); }
-
-  const HloModule& module_;
-  const HloComputation& computation_;
-  const ComputationKind kind_;
-  const FusionPlan& fusion_;
-  const GemmEmission& emission_;
-  const int depth_;
-  ExecutionPlan plan_;
-  absl::flat_hash_map<const HloInstruction*, int> buffer_of_;
-  // Tuple-shaped values: their leaves' buffers.
-  absl::flat_hash_map<const HloInstruction*, std::vector<int>> leaves_;
-  // (before, after): writes of an aliased parameter wait for its readers.
-  std::vector<std::pair<int, int>> edges_;
-  // Per aliased parameter number: the op writing its allocation.
-  absl::flat_hash_map<int64_t, int> parameter_writer_;
-  // Values a reduce kernel stores as its epilogue: no op of their own.
-  absl::flat_hash_set<const HloInstruction*> fused_epilogues_;
-};
-
-// Tuples, get-tuple-elements and tuple-shaped parameters, whiles and
-// conditionals: their leaves' buffers, new ones where the value defines
-// them. False for any other instruction.
-bool PlanBuilder::AddTupleValue(const HloInstruction* instr) {
-  using Placement = LogicalBuffer::Placement;
-  std::vector<int> leaves;
-  switch (instr->opcode()) {
-    case HloOpcode::kTuple:
-      for (const HloInstruction* operand : instr->operands()) {
-        std::vector<int> more = LeavesOf(operand);
-        leaves.insert(leaves.end(), more.begin(), more.end());
-      }
-      break;
-    case HloOpcode::kGetTupleElement: {
-      const Shape& tuple = instr->operand(0)->shape();
-      int64_t first = 0;
-      for (int64_t i = 0; i < instr->tuple_index(); ++i) {
-        first += LeafCount(tuple.tuple_shapes(i));
-      }
-      std::vector<int> all = LeavesOf(instr->operand(0));
-      leaves.assign(all.begin() + first,
-                    all.begin() + first + LeafCount(instr->shape()));
-      if (instr->shape().IsArray()) {
-        buffer_of_[instr] = leaves[0];
-        return true;
-      }
-      break;
-    }
-    case HloOpcode::kParameter:
-    case HloOpcode::kWhile:
-    case HloOpcode::kConditional: {
-      if (!instr->shape().IsTuple()) return false;
-      const bool parameter = instr->opcode() == HloOpcode::kParameter;
-      std::vector<const Shape*> arrays;
-      std::function<void(const Shape&)> flatten = [&](const Shape& shape) {
-        if (!shape.IsTuple()) return arrays.push_back(&shape);
-        for (const Shape& element : shape.tuple_shapes()) flatten(element);
-      };
-      flatten(instr->shape());
-      for (int64_t i = 0; i < arrays.size(); ++i) {
-        leaves.push_back(NewBuffer(
-            absl::StrCat(instr->name(), ".", i), nullptr,
-            arrays[i]->ByteSize(),
-            parameter ? Placement::kParameter : Placement::kTemp,
-            parameter ? i : -1));
-      }
-      break;
-    }
-    default:
-      return false;
-  }
-  leaves_[instr] = std::move(leaves);
-  return true;
-}
+namespace plan_internal {
 
 void PlanBuilder::CreateValueBuffers() {
   for (const HloInstruction* instr : computation_.MakeInstructionPostOrder()) {
@@ -407,79 +252,6 @@ absl::Status PlanBuilder::AddAccumulatingGemm(
   return absl::OkStatus();
 }
 
-// A nested computation's plan; its parameter and results must have the
-// leaves its caller binds them to.
-absl::StatusOr<ExecutionPlan> PlanBuilder::PlanComputation(
-    const HloInstruction& caller, const HloComputation& computation,
-    ComputationKind kind, int64_t parameter_leaves,
-    int64_t result_leaves) const {
-  if (depth_ + 1 > kMaxControlFlowDepth) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        caller.name(), ": control flow nests deeper than ",
-        kMaxControlFlowDepth, " levels"));
-  }
-  if (computation.num_parameters() != 1 ||
-      LeafCount(computation.parameter_instruction(0)->shape()) !=
-          parameter_leaves ||
-      LeafCount(computation.root_instruction()->shape()) != result_leaves) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        caller.name(), ": ", computation.name(),
-        " does not take one parameter of ", parameter_leaves,
-        " leaves and return ", result_leaves));
-  }
-  ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(computation));
-  PlanBuilder builder(module_, computation, kind, fusion, emission_,
-                      depth_ + 1);
-  return builder.Build();
-}
-
-absl::Status PlanBuilder::AddWhile(const HloInstruction* instr) {
-  auto control = std::make_shared<ControlFlowPlan>();
-  const std::vector<int> state = LeavesOf(instr);
-  const int64_t n = state.size();
-  ASSIGN_OR_RETURN(ExecutionPlan condition,
-                   PlanComputation(*instr, *instr->while_condition(),
-                                   ComputationKind::kCondition, n, 1));
-  ASSIGN_OR_RETURN(ExecutionPlan body,
-                   PlanComputation(*instr, *instr->while_body(),
-                                   ComputationKind::kBody, n, n));
-  control->computations.push_back(std::move(condition));
-  control->computations.push_back(std::move(body));
-  PlannedOp op;
-  op.kind = PlannedOp::Kind::kWhile;
-  op.name = instr->name();
-  op.reads = LeavesOf(instr->operand(0));
-  op.writes = state;
-  op.control = std::move(control);
-  AddOp(std::move(op));
-  return absl::OkStatus();
-}
-
-absl::Status PlanBuilder::AddConditional(const HloInstruction* instr) {
-  auto control = std::make_shared<ControlFlowPlan>();
-  const std::vector<int> results = LeavesOf(instr);
-  PlannedOp op;
-  op.kind = PlannedOp::Kind::kConditional;
-  op.name = instr->name();
-  control->selector = BufferOf(instr->operand(0));
-  op.reads = {control->selector};
-  for (int64_t k = 0; k + 1 < instr->operand_count(); ++k) {
-    std::vector<int> operand = LeavesOf(instr->operand(k + 1));
-    ASSIGN_OR_RETURN(
-        ExecutionPlan branch,
-        PlanComputation(*instr, *instr->branch_computation(k),
-                        ComputationKind::kBranch, operand.size(),
-                        results.size()));
-    control->computations.push_back(std::move(branch));
-    op.reads.insert(op.reads.end(), operand.begin(), operand.end());
-    control->branch_operands.push_back(std::move(operand));
-  }
-  op.writes = results;
-  op.control = std::move(control);
-  AddOp(std::move(op));
-  return absl::OkStatus();
-}
-
 int PlanBuilder::AddCopy(int source, int destination, const std::string& name) {
   PlannedOp op;
   op.kind = PlannedOp::Kind::kCopy;
@@ -571,49 +343,6 @@ absl::Status PlanBuilder::PlaceAliasedResult(
   return absl::OkStatus();
 }
 
-// Per result with an alias: the parameter it is written into. The entry's
-// come from the module's input_output_alias; a loop body's result leaf i
-// is its parameter leaf i, the loop state.
-absl::StatusOr<absl::flat_hash_map<int64_t, int64_t>>
-PlanBuilder::ResultAliases(int64_t results) const {
-  absl::flat_hash_map<int64_t, int64_t> alias_of_output;
-  if (kind_ == ComputationKind::kBody) {
-    if (results != plan_.parameter_buffers.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          computation_.name(), ": a loop body returns ", results,
-          " leaves for a state of ", plan_.parameter_buffers.size()));
-    }
-    for (int64_t i = 0; i < results; ++i) alias_of_output[i] = i;
-    return alias_of_output;
-  }
-  if (kind_ != ComputationKind::kEntry) return alias_of_output;
-  const bool is_tuple =
-      computation_.root_instruction()->opcode() == HloOpcode::kTuple;
-  for (const HloInputOutputAlias& alias : module_.input_output_aliases()) {
-    std::string text = absl::StrCat(
-        "input_output_alias {", absl::StrJoin(alias.output_index, ","),
-        "}: (", alias.parameter_number, ", {",
-        absl::StrJoin(alias.parameter_index, ","), "})");
-    if (!alias.parameter_index.empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          text, ": parameters are flat arrays, so the parameter index must "
-                "be {}"));
-    }
-    if (alias.output_index.size() != (is_tuple ? 1 : 0) ||
-        (is_tuple && (alias.output_index[0] < 0 ||
-                      alias.output_index[0] >= results)) ||
-        alias.parameter_number < 0 ||
-        alias.parameter_number >= computation_.num_parameters()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          text, " does not name a result of the ",
-          is_tuple ? "root tuple" : "array root", " and a parameter"));
-    }
-    alias_of_output[is_tuple ? alias.output_index[0] : 0] =
-        alias.parameter_number;
-  }
-  return alias_of_output;
-}
-
 absl::Status PlanBuilder::PlaceResults() {
   const std::vector<int> results = LeavesOf(computation_.root_instruction());
   plan_.output_buffers.assign(results.size(), -1);
@@ -685,14 +414,7 @@ absl::Status PlanBuilder::Order() {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-int64_t LeafCount(const Shape& shape) {
-  if (!shape.IsTuple()) return 1;
-  int64_t count = 0;
-  for (const Shape& element : shape.tuple_shapes()) count += LeafCount(element);
-  return count;
-}
+}  // namespace plan_internal
 
 std::string LogicalBuffer::ToString() const {
   std::string text = absl::StrCat("buffer ", id, " ", name, " ", size, "B ",
@@ -732,8 +454,9 @@ absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
                                                  const GemmEmission& emission) {
   const HloComputation& entry = *module.entry_computation();
   ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(entry));
-  PlanBuilder builder(module, entry, ComputationKind::kEntry, fusion,
-                      emission, /*depth=*/0);
+  plan_internal::PlanBuilder builder(module, entry,
+                                     plan_internal::ComputationKind::kEntry,
+                                     fusion, emission, /*depth=*/0);
   ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
   VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
   VLOG(2) << plan.ToString();
