@@ -459,6 +459,45 @@ ENTRY main {
       << executable.status();
 }
 
+// Level k's body runs level k-1's body in two loops: planned once per
+// loop, 2^16 bodies of ~100 instructions would be millions of instructions
+// to plan. The planning budget stops it with a clear error, quickly.
+TEST_P(ControlFlowTest, LoopsSharingBodiesCannotBlowUpCompilation) {
+  constexpr char kState[] = "(s32[], f32[4])";
+  std::string hlo = absl::StrCat(
+      "HloModule shared_bodies\n\ncond {\n  s = ", kState,
+      " parameter(0)\n  ROOT f = pred[] constant(false)\n}\n");
+  constexpr int kLevels = 16;
+  for (int level = 0; level <= kLevels; ++level) {
+    absl::StrAppend(&hlo, "\nbody", level, " {\n  s = ", kState,
+                    " parameter(0)\n  i = s32[] get-tuple-element(s), "
+                    "index=0\n  x0 = f32[4] get-tuple-element(s), index=1\n");
+    for (int k = 1; k <= 100; ++k) {
+      absl::StrAppend(&hlo, "  x", k, " = f32[4] negate(x", k - 1, ")\n");
+    }
+    if (level == 0) {
+      absl::StrAppend(&hlo, "  ROOT t = ", kState, " tuple(i, x100)\n}\n");
+      continue;
+    }
+    absl::StrAppend(&hlo, "  t = ", kState, " tuple(i, x100)\n  w = ", kState,
+                    " while(t), condition=cond, body=body", level - 1,
+                    "\n  ROOT r = ", kState,
+                    " while(w), condition=cond, body=body", level - 1, "\n}\n");
+  }
+  absl::StrAppend(&hlo, "\nENTRY main {\n  i = s32[] parameter(0)\n"
+                        "  x = f32[4] parameter(1)\n  t = ", kState,
+                  " tuple(i, x)\n  w = ", kState,
+                  " while(t), condition=cond, body=body", kLevels,
+                  "\n  ROOT r = f32[4] get-tuple-element(w), index=1\n}\n");
+  auto executable = Compile(hlo);
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), absl::StatusCode::kInvalidArgument)
+      << executable.status();
+  EXPECT_TRUE(absl::StrContains(executable.status().message(),
+                                "plan more than"))
+      << executable.status();
+}
+
 INSTANTIATE_FOR_ALL_PLATFORMS(ControlFlowTest);
 
 }  // namespace

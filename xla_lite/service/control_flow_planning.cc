@@ -81,6 +81,17 @@ absl::StatusOr<ExecutionPlan> PlanBuilder::PlanComputation(
     const HloInstruction& caller, const HloComputation& computation,
     ComputationKind kind, int64_t parameter_leaves,
     int64_t result_leaves) const {
+  // A computation run by several whiles is planned for each, so loops
+  // that share bodies could multiply the work: the whole program's
+  // planning has a budget.
+  *planned_instructions_ += computation.instructions().size();
+  if (*planned_instructions_ > kMaxPlannedInstructions) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        caller.name(), ": the program's loops and branches plan more than ",
+        kMaxPlannedInstructions,
+        " instructions (a computation is planned once per while or "
+        "conditional that runs it)"));
+  }
   if (depth_ + 1 > kMaxControlFlowDepth) {
     return absl::InvalidArgumentError(
         absl::StrCat(caller.name(), ": control flow nests deeper than ",
@@ -97,7 +108,7 @@ absl::StatusOr<ExecutionPlan> PlanBuilder::PlanComputation(
   }
   ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(computation));
   PlanBuilder builder(module_, computation, kind, fusion, emission_,
-                      depth_ + 1);
+                      depth_ + 1, planned_instructions_);
   return builder.Build();
 }
 

@@ -453,10 +453,12 @@ std::string ExecutionPlan::ToString() const {
 absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
                                                  const GemmEmission& emission) {
   const HloComputation& entry = *module.entry_computation();
+  int64_t planned_instructions = entry.instructions().size();
   ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(entry));
   plan_internal::PlanBuilder builder(module, entry,
                                      plan_internal::ComputationKind::kEntry,
-                                     fusion, emission, /*depth=*/0);
+                                     fusion, emission, /*depth=*/0,
+                                     &planned_instructions);
   ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
   VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
   VLOG(2) << plan.ToString();

@@ -148,8 +148,10 @@ int64_t LeafCount(const Shape& shape);
 // `emission` says which gemms will be emitted kernels, which can take
 // elementwise epilogues. Whiles and conditionals become kWhile and
 // kConditional ops whose computations are planned the same way, nested up
-// to kMaxControlFlowDepth deep.
+// to kMaxControlFlowDepth deep; a computation is planned once per while or
+// conditional that runs it, kMaxPlannedInstructions in all.
 inline constexpr int kMaxControlFlowDepth = 64;
+inline constexpr int64_t kMaxPlannedInstructions = int64_t{1} << 18;
 absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
                                                  const GemmEmission& emission);
 

@@ -36,13 +36,15 @@ class PlanBuilder {
  public:
   PlanBuilder(const HloModule& module, const HloComputation& computation,
               ComputationKind kind, const FusionPlan& fusion,
-              const GemmEmission& emission, int depth)
+              const GemmEmission& emission, int depth,
+              int64_t* planned_instructions)
       : module_(module),
         computation_(computation),
         kind_(kind),
         fusion_(fusion),
         emission_(emission),
-        depth_(depth) {}
+        depth_(depth),
+        planned_instructions_(planned_instructions) {}
 
   absl::StatusOr<ExecutionPlan> Build() {
     plan_.name = computation_.name();
@@ -117,6 +119,9 @@ class PlanBuilder {
   const FusionPlan& fusion_;
   const GemmEmission& emission_;
   const int depth_;
+  // Instructions planned so far for the whole program, against
+  // kMaxPlannedInstructions.
+  int64_t* const planned_instructions_;
   ExecutionPlan plan_;
   absl::flat_hash_map<const HloInstruction*, int> buffer_of_;
   // Tuple-shaped values: their leaves' buffers.
