@@ -431,6 +431,35 @@ ENTRY main {
   EXPECT_EQ(run.after_last.conditional_branches, 5);
 }
 
+// The entry returns the while itself: its elements are the results.
+TEST_P(ControlFlowTest, WhileAsTheEntryRoot) {
+  const std::string hlo = R"(
+HloModule root_while
+cond {
+  s = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+body {
+  s = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[2] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  y = f32[2] exponential(x)
+  ROOT t = (s32[], f32[2]) tuple(i1, y)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  x = f32[2] parameter(1)
+  t = (s32[], f32[2]) tuple(i, x)
+  ROOT w = (s32[], f32[2]) while(t), condition=cond, body=body
+})";
+  StepsRun run = ExpectMatches(hlo, {S32(-1), F32({2}, -0.5)});
+  EXPECT_EQ(run.after_last.loop_iterations, 3);
+}
+
 // A body whose result is not the loop state's shape is refused with a
 // clear error, before anything runs.
 TEST_P(ControlFlowTest, BodyOfTheWrongShapeIsRefused) {
