@@ -165,9 +165,9 @@ TEST_P(ControlFlowTest, BodyUpdatesTheStateInPlace) {
   ASSERT_EQ(loops.size(), 1);
   // Every leaf is written where it lives: no copy per iteration.
   EXPECT_EQ(CountKind(loops[0]->body(), gpu::Thunk::Kind::kMemcpy), 0);
-  // Only x (a parameter the caller keeps) and n (read again by nobody but
-  // still a parameter) are copied in; the counter's initial value is a
-  // temp the state takes over.
+  // x and n, parameters the caller keeps, are copied into the state once;
+  // the counter's initial value is a temp only the loop reads, whose slot
+  // the state takes over.
   int64_t copies_in = 0;
   for (const gpu::Thunk* thunk : FlatThunks(*executable_)) {
     copies_in += absl::StrContains(thunk->name(), ".init.");
