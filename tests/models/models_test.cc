@@ -35,6 +35,8 @@
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/hlo/npy.h"
+#include "xla_lite/service/compiler.h"
+#include "xla_lite/training/training_loop.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -208,6 +210,50 @@ TEST_P(ModelTest, EmittedGemmMatchesJax) {
   DebugOptions options = OpByOp();
   options.set_xla_gpu_use_emitted_gemm(true);
   ExpectMatchesJax(1, options);
+}
+
+// Models with control flow, in the runtime's cached modes: every step runs
+// the same number of loop iterations and branches (a while runs > 0, a
+// conditional one branch per step), and after step 2 nothing records,
+// updates or re-traces a command buffer, those inside loop bodies and
+// branches included.
+TEST_P(ModelTest, ControlFlowCountersAreSteady) {
+  const bool loops = hlo_.find(" while(") != std::string::npos;
+  const bool branches = hlo_.find(" conditional(") != std::string::npos;
+  if (!loops && !branches) GTEST_SKIP() << "no control flow";
+  auto module = Parse(hlo_);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::mt19937 rng(3);
+  std::vector<Literal> inputs =
+      HasData() ? AsShapes(ReadArrays(dir_ + "/input_"),
+                           (*module)->entry_computation_layout()
+                               .parameter_shapes)
+                : RandomArguments(**module, rng, -0.05, 0.05);
+  const ComputationLayout layout = (*module)->entry_computation_layout();
+  for (BatchMode mode : {BatchMode::kFixed, BatchMode::kMoving}) {
+    auto parsed = Parse(hlo_);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    auto executable =
+        Compile(*std::move(parsed), executor_, DefaultDebugOptions());
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    auto loop =
+        TrainingLoop::Create(executable->get(), layout, executor_, mode);
+    ASSERT_TRUE(loop.ok()) << loop.status();
+    ASSERT_TRUE((*loop)->SetArguments(inputs).ok());
+    ASSERT_TRUE((*loop)->Step().ok());
+    const gpu::ExecutionCounters first = (*loop)->stats().Snapshot();
+    ASSERT_TRUE((*loop)->Step().ok());
+    const gpu::ExecutionCounters two = (*loop)->stats().Snapshot();
+    ASSERT_TRUE((*loop)->Steps(4).ok());
+    const gpu::ExecutionCounters steady = (*loop)->stats().Snapshot() - two;
+    EXPECT_EQ(steady.command_buffer_records, 0);
+    EXPECT_EQ(steady.command_buffer_updates, 0);
+    EXPECT_EQ(steady.command_buffer_traces, 0);
+    EXPECT_GT(steady.command_buffer_launches, 0);
+    EXPECT_EQ(steady.loop_iterations, 4 * first.loop_iterations);
+    if (loops && HasData()) EXPECT_GT(first.loop_iterations, 0);
+    EXPECT_EQ(steady.conditional_branches, branches ? 4 : 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -254,6 +254,44 @@ ENTRY main {
                 {{1, {1, 8, 1, 0, 4, 1}}});
 }
 
+// dynamic-slice and dynamic-update-slice become a gather and a scatter
+// (RewriteDynamicSlices) whose starts are clamped first: starts in range,
+// past the end and negative all match the evaluator.
+TEST_P(GatherScatterTest, DynamicSliceRunsAsAGather) {
+  const std::string hlo = R"(
+HloModule ds
+ENTRY main {
+  a = f32[6,5] parameter(0)
+  i = s32[] parameter(1)
+  j = s32[] parameter(2)
+  ROOT s = f32[2,3] dynamic-slice(a, i, j), dynamic_slice_sizes={2,3}
+})";
+  for (int64_t i : {0, 3, 5, -2}) {
+    for (int64_t j : {0, 2, 9}) {
+      SCOPED_TRACE(absl::StrCat("starts ", i, ", ", j));
+      ExpectMatches(hlo, {{1, {i}}, {2, {j}}});
+    }
+  }
+}
+
+TEST_P(GatherScatterTest, DynamicUpdateSliceRunsAsAScatter) {
+  const std::string hlo = R"(
+HloModule dus
+ENTRY main {
+  a = f32[6,5] parameter(0)
+  u = f32[2,3] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT s = f32[6,5] dynamic-update-slice(a, u, i, j)
+})";
+  for (int64_t i : {0, 4, 7, -1}) {
+    for (int64_t j : {1, 3}) {
+      SCOPED_TRACE(absl::StrCat("starts ", i, ", ", j));
+      ExpectMatches(hlo, {{2, {i}}, {3, {j}}});
+    }
+  }
+}
+
 INSTANTIATE_FOR_ALL_PLATFORMS(GatherScatterTest);
 
 }  // namespace

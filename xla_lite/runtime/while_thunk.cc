@@ -41,13 +41,27 @@ absl::Status WhileThunk::Initialize(const InitializeParams& params) {
   return body_->Initialize(params);
 }
 
+int64_t WhileThunk::MaxIterations(const DebugOptions* options) {
+  const int64_t limit =
+      options == nullptr ? 0 : options->xla_gpu_max_loop_iterations();
+  return limit > 0 ? limit : kDefaultMaxIterations;
+}
+
 absl::Status WhileThunk::ExecuteOnStream(const ExecuteParams& params) {
+  const int64_t max_iterations = MaxIterations(params.debug_options);
   for (int64_t trip = 0;; ++trip) {
     RETURN_IF_ERROR(condition_->ExecuteOnStream(params));
     ASSIGN_OR_RETURN(int64_t keep_going, ReadDeviceScalar(params, predicate_));
     if (keep_going == 0) {
       VLOG(3) << name() << ": " << trip << " iterations";
       return absl::OkStatus();
+    }
+    if (trip >= max_iterations) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "while loop ", name(), " is still running after ", trip,
+          " iterations (xla_gpu_max_loop_iterations=", max_iterations,
+          "): a trip count from an input, or a condition that never turns "
+          "false?"));
     }
     if (params.stats != nullptr) ++params.stats->loop_iterations;
     RETURN_IF_ERROR(body_->ExecuteOnStream(params));

@@ -24,9 +24,16 @@ absl::StatusOr<int64_t> ReadDeviceScalar(const Thunk::ExecuteParams& params,
 // sequences share, so the body updates it in place: nothing is copied per
 // iteration beyond what the body's own thunks copy. Each iteration runs
 // the condition, which writes a pred[] into `predicate`, reads it back
-// (ReadDeviceScalar), and runs the body while it is true.
+// (ReadDeviceScalar), and runs the body while it is true: at most
+// MaxIterations times, after which the run fails naming the loop, so that
+// a trip count read from an input cannot hang the caller.
 class WhileThunk : public Thunk {
  public:
+  static constexpr int64_t kDefaultMaxIterations = int64_t{1} << 24;
+  // xla_gpu_max_loop_iterations, or the default when it is 0 or there are
+  // no options.
+  static int64_t MaxIterations(const DebugOptions* options);
+
   WhileThunk(std::string name, BufferAllocation::Slice predicate,
              std::unique_ptr<SequentialThunk> condition,
              std::unique_ptr<SequentialThunk> body);

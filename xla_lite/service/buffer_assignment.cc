@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/array_size.h"
@@ -79,16 +80,149 @@ TempPacking PackTemps(absl::Span<const TempValue> values, int64_t alignment) {
   return packing;
 }
 
-absl::StatusOr<BufferAssignment> AssignBuffers(
-    const ExecutionPlan& plan, absl::Span<const int64_t> parameter_sizes) {
-  using Placement = LogicalBuffer::Placement;
-  BufferAssignment assignment;
-  std::vector<BufferAllocation>& allocations = assignment.allocations;
-  for (int64_t p = 0; p < parameter_sizes.size(); ++p) {
-    allocations.push_back(BufferAllocation::Parameter(p, parameter_sizes[p], p));
+namespace {
+
+using Slice = BufferAllocation::Slice;
+
+// Where a plan's parameters and results go. The entry's parameters are
+// allocations 0..P-1 and its results get allocations of their own
+// (`outputs` empty); a nested computation's are its caller's slices.
+struct Bindings {
+  std::vector<Slice> parameters;
+  std::vector<Slice> outputs;
+  bool entry = false;
+};
+
+// Temps a loop's state can take over: the initial value's slot, when the
+// value is a temp only the while reads (once).
+std::vector<std::pair<int, int>> StateSharingInitialValue(
+    const ExecutionPlan& plan, const std::vector<bool>& is_temp) {
+  std::vector<int> readers(plan.buffers.size(), 0);
+  for (const PlannedOp& op : plan.ops) {
+    for (int b : op.reads) ++readers[b];
   }
-  assignment.output_allocations.assign(plan.output_buffers.size(), -1);
-  std::vector<BufferAllocation::Index> allocation_of(plan.buffers.size(), -1);
+  std::vector<std::pair<int, int>> shared;  // (initial value, state)
+  for (const PlannedOp& op : plan.ops) {
+    if (op.kind != PlannedOp::Kind::kWhile) continue;
+    for (size_t i = 0; i < op.writes.size() && i < op.reads.size(); ++i) {
+      const int init = op.reads[i], state = op.writes[i];
+      if (init != state && is_temp[init] && is_temp[state] &&
+          readers[init] == 1 &&
+          plan.buffers[init].size == plan.buffers[state].size) {
+        shared.push_back({init, state});
+      }
+    }
+  }
+  return shared;
+}
+
+absl::Status CheckTempTotal(const ExecutionPlan& plan,
+                            const std::vector<int>& temps) {
+  // Each buffer is at most base::kMaxArrayBytes (the parser checked its
+  // shape), but many together could wrap the packed size.
+  int64_t total = 0;
+  for (int t : temps) {
+    std::optional<int64_t> sum = base::CheckedAdd(
+        total, plan.buffers[t].size + BufferAllocation::kDefaultAlignment);
+    if (!sum.has_value() || *sum > base::kMaxArrayBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the program's temporary buffers need more than ",
+          base::kMaxArrayBytes, " bytes"));
+    }
+    total = *sum;
+  }
+  return absl::OkStatus();
+}
+
+// Packs the plan's temps into one new allocation.
+absl::Status AssignTemps(const ExecutionPlan& plan,
+                         const std::vector<int>& temps,
+                         std::vector<BufferAllocation>& allocations,
+                         BufferAssignment& assignment) {
+  if (temps.empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(CheckTempTotal(plan, temps));
+  std::vector<bool> is_temp(plan.buffers.size(), false);
+  for (int t : temps) is_temp[t] = true;
+  // state -> initial value; loops in a row chain through their states.
+  std::vector<int> owner(plan.buffers.size(), -1);
+  for (const auto& [init, state] : StateSharingInitialValue(plan, is_temp)) {
+    owner[state] = init;
+  }
+  auto slot_of = [&owner](int b) {
+    while (owner[b] >= 0) b = owner[b];
+    return b;
+  };
+  std::vector<int> packed;  // Temps with a slot of their own.
+  for (int t : temps) {
+    if (owner[t] < 0) packed.push_back(t);
+  }
+  std::vector<TempValue> values = LiveRanges(plan, packed);
+  std::vector<TempValue> all = LiveRanges(plan, temps);
+  std::vector<int> position(plan.buffers.size(), -1);
+  for (int i = 0; i < packed.size(); ++i) position[packed[i]] = i;
+  for (int i = 0; i < temps.size(); ++i) {
+    if (owner[temps[i]] < 0) continue;
+    TempValue& shared = values[position[slot_of(temps[i])]];
+    shared.end = std::max(shared.end, all[i].end);
+  }
+  TempPacking packing = PackTemps(values);
+  BufferAllocation::Index index = allocations.size();
+  allocations.push_back(BufferAllocation::Temp(index, packing.size));
+  for (int t : temps) {
+    assignment.slices[t] = allocations[index].GetSlice(
+        packing.offsets[position[slot_of(t)]], plan.buffers[t].size);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AssignPlan(const ExecutionPlan& plan, const Bindings& bindings,
+                        std::vector<BufferAllocation>& allocations,
+                        BufferAssignment& assignment);
+
+// The computations of the plan's whiles and conditionals, bound to the
+// slices `assignment` gave their operands and results.
+absl::Status AssignNested(const ExecutionPlan& plan,
+                          std::vector<BufferAllocation>& allocations,
+                          BufferAssignment& assignment) {
+  assignment.nested.resize(plan.ops.size());
+  for (int64_t i = 0; i < plan.ops.size(); ++i) {
+    const PlannedOp& op = plan.ops[i];
+    if (op.control == nullptr) continue;
+    auto slices_of = [&](const std::vector<int>& buffers) {
+      std::vector<Slice> slices;
+      for (int b : buffers) slices.push_back(assignment.slices[b]);
+      return slices;
+    };
+    std::vector<Bindings> bindings;
+    const std::vector<Slice> results = slices_of(op.writes);
+    if (op.kind == PlannedOp::Kind::kWhile) {
+      const ExecutionPlan& condition = op.control->computations.at(0);
+      const int64_t pred_size =
+          condition.buffers[condition.output_buffers.at(0)].size;
+      BufferAllocation::Index pred = allocations.size();
+      allocations.push_back(BufferAllocation::Temp(pred, pred_size));
+      bindings.push_back({results, {allocations[pred].GetSlice()}});
+      bindings.push_back({results, results});
+    } else {
+      for (const std::vector<int>& operand : op.control->branch_operands) {
+        bindings.push_back({slices_of(operand), results});
+      }
+    }
+    for (int64_t c = 0; c < bindings.size(); ++c) {
+      BufferAssignment nested;
+      RETURN_IF_ERROR(AssignPlan(op.control->computations[c], bindings[c],
+                                 allocations, nested));
+      assignment.nested[i].push_back(std::move(nested));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AssignPlan(const ExecutionPlan& plan, const Bindings& bindings,
+                        std::vector<BufferAllocation>& allocations,
+                        BufferAssignment& assignment) {
+  using Placement = LogicalBuffer::Placement;
+  assignment.slices.assign(plan.buffers.size(), Slice());
   std::vector<int> temps;
   std::vector<bool> touched(plan.buffers.size(), false);
   for (const PlannedOp& op : plan.ops) {
@@ -96,14 +230,16 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     for (int b : op.writes) touched[b] = true;
   }
   for (const LogicalBuffer& buffer : plan.buffers) {
+    Slice& slice = assignment.slices[buffer.id];
     switch (buffer.placement) {
       case Placement::kParameter:
-        if (buffer.number < 0 || buffer.number >= parameter_sizes.size() ||
-            parameter_sizes[buffer.number] != buffer.size) {
+        if (buffer.number < 0 || buffer.number >= bindings.parameters.size() ||
+            bindings.parameters[buffer.number].size() != buffer.size) {
           return absl::InternalError(absl::StrCat(
-              buffer.ToString(), " does not fit its parameter allocation"));
+              plan.name, ": ", buffer.ToString(),
+              " does not fit its parameter's slice"));
         }
-        allocation_of[buffer.id] = buffer.number;
+        slice = bindings.parameters[buffer.number];
         break;
       case Placement::kConstant: {
         const std::vector<uint8_t>& bytes =
@@ -112,15 +248,25 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
           return absl::InternalError(absl::StrCat(
               buffer.ToString(), ": its literal has ", bytes.size(), " bytes"));
         }
-        allocation_of[buffer.id] = allocations.size();
         allocations.push_back(
             BufferAllocation::Constant(allocations.size(), bytes));
+        slice = allocations.back().GetSlice(0, buffer.size);
         break;
       }
       case Placement::kOutput:
-        allocation_of[buffer.id] = allocations.size();
-        allocations.push_back(
-            BufferAllocation::Output(allocations.size(), buffer.size));
+        if (bindings.entry) {
+          allocations.push_back(
+              BufferAllocation::Output(allocations.size(), buffer.size));
+          slice = allocations.back().GetSlice(0, buffer.size);
+        } else if (buffer.number >= 0 &&
+                   buffer.number < bindings.outputs.size() &&
+                   bindings.outputs[buffer.number].size() == buffer.size) {
+          slice = bindings.outputs[buffer.number];
+        } else {
+          return absl::InternalError(absl::StrCat(
+              plan.name, ": ", buffer.ToString(),
+              " does not fit its result's slice"));
+        }
         break;
       case Placement::kTemp:
         // A value fused away (a reduction computed in a kernel's
@@ -129,37 +275,26 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
         break;
     }
   }
-  assignment.slices.resize(plan.buffers.size());
-  for (const LogicalBuffer& buffer : plan.buffers) {
-    if (allocation_of[buffer.id] < 0) continue;
-    assignment.slices[buffer.id] =
-        allocations[allocation_of[buffer.id]].GetSlice(0, buffer.size);
+  RETURN_IF_ERROR(AssignTemps(plan, temps, allocations, assignment));
+  return AssignNested(plan, allocations, assignment);
+}
+
+}  // namespace
+
+absl::StatusOr<BufferAssignment> AssignBuffers(
+    const ExecutionPlan& plan, absl::Span<const int64_t> parameter_sizes) {
+  BufferAssignment assignment;
+  Bindings bindings;
+  bindings.entry = true;
+  for (int64_t p = 0; p < parameter_sizes.size(); ++p) {
+    assignment.allocations.push_back(
+        BufferAllocation::Parameter(p, parameter_sizes[p], p));
+    bindings.parameters.push_back(assignment.allocations.back().GetSlice());
   }
-  if (!temps.empty()) {
-    // Each buffer is at most base::kMaxArrayBytes (the parser checked its
-    // shape), but many together could wrap the packed size.
-    int64_t total = 0;
-    for (int t : temps) {
-      std::optional<int64_t> sum = base::CheckedAdd(
-          total, plan.buffers[t].size + BufferAllocation::kDefaultAlignment);
-      if (!sum.has_value() || *sum > base::kMaxArrayBytes) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the program's temporary buffers need more than ",
-            base::kMaxArrayBytes, " bytes"));
-      }
-      total = *sum;
-    }
-    TempPacking packing = PackTemps(LiveRanges(plan, temps));
-    BufferAllocation::Index index = allocations.size();
-    allocations.push_back(BufferAllocation::Temp(index, packing.size));
-    for (int t = 0; t < temps.size(); ++t) {
-      assignment.slices[temps[t]] = allocations[index].GetSlice(
-          packing.offsets[t], plan.buffers[temps[t]].size);
-    }
-  }
-  for (int64_t i = 0; i < plan.output_buffers.size(); ++i) {
-    assignment.output_allocations[i] =
-        allocation_of[plan.output_buffers[i]];
+  RETURN_IF_ERROR(
+      AssignPlan(plan, bindings, assignment.allocations, assignment));
+  for (int b : plan.output_buffers) {
+    assignment.output_allocations.push_back(assignment.slices[b].index());
   }
   return assignment;
 }

@@ -39,10 +39,24 @@ TempPacking PackTemps(absl::Span<const TempValue> values,
 // allocation per constant, one per result that has its own, and one temp
 // allocation for everything else, packed by PackTemps over the plan's op
 // order. Results aliased to a parameter live in its allocation.
+//
+// Whiles and conditionals: each computation they run is assigned the same
+// way into `nested`, with its parameter and result leaves bound to the
+// caller's slices: a loop's condition and body read the state where the
+// while's results live, and the body writes its results there, so the
+// state is updated in place; a branch reads its operand's slices and
+// writes the conditional's results. A condition's pred gets a small
+// allocation of its own, and each computation its own temp allocation.
+// A loop's initial state shares the state's slot when nothing else reads
+// it (so the while copies nothing in), else the while copies it in.
 struct BufferAssignment {
+  // The whole program's, in the top-level assignment only.
   std::vector<BufferAllocation> allocations;
   std::vector<BufferAllocation::Slice> slices;  // Per logical buffer.
   std::vector<BufferAllocation::Index> output_allocations;  // Per result.
+  // Per op: for a while or conditional, the assignment of each of its
+  // computations (ControlFlowPlan::computations); empty for other ops.
+  std::vector<std::vector<BufferAssignment>> nested;
 
   std::string ToString(const ExecutionPlan& plan) const;
 };

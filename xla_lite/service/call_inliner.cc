@@ -46,30 +46,47 @@ absl::Status InlineOne(HloInstruction* call, NameUniquer& names) {
   return caller->RemoveInstruction(call);
 }
 
-}  // namespace
-
-absl::Status InlineCalls(HloModule* module) {
-  HloComputation* entry = module->entry_computation();
-  NameUniquer names(*module);
-  int64_t inlined = 0;
-  // Inlined bodies may contain calls themselves, hence the loop; a call
-  // chain deeper than this is recursion, which HLO does not allow.
+// Inlines every call of `computation`, calls in inlined bodies included.
+absl::StatusOr<int64_t> InlineCallsOf(HloComputation* computation,
+                                      NameUniquer& names) {
+  // A call chain deeper than this is recursion, which HLO does not allow.
   constexpr int kMaxDepth = 256;
+  int64_t inlined = 0;
   for (int depth = 0, changed = 1; changed; ++depth) {
     if (depth > kMaxDepth) {
       return absl::InvalidArgumentError(absl::StrCat(
-          module->name(), ": calls nest deeper than ", kMaxDepth,
+          computation->name(), ": calls nest deeper than ", kMaxDepth,
           " levels (recursive computations?)"));
     }
     changed = 0;
-    for (HloInstruction* instr : entry->MakeInstructionPostOrder()) {
+    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
       if (!IsCall(*instr)) continue;
       RETURN_IF_ERROR(InlineOne(instr, names));
       ++inlined;
       changed = 1;
     }
   }
-  entry->RemoveDeadInstructions();
+  if (inlined > 0) computation->RemoveDeadInstructions();
+  return inlined;
+}
+
+}  // namespace
+
+absl::Status InlineCalls(HloModule* module) {
+  NameUniquer names(*module);
+  int64_t inlined = 0;
+  // An inlined body may bring loops whose computations hold calls: sweep
+  // again until a sweep inlines nothing (computations are finite and not
+  // recursive, so it ends).
+  for (int64_t more = 1; more > 0;) {
+    more = 0;
+    for (HloComputation* computation : ExecutedComputations(*module)) {
+      ASSIGN_OR_RETURN(int64_t count, InlineCallsOf(computation, names));
+      more += count;
+    }
+    inlined += more;
+  }
+  module->entry_computation()->RemoveDeadInstructions();
   module->RemoveUnusedComputations();
   VLOG(1) << module->name() << ": inlined " << inlined << " calls";
   return absl::OkStatus();

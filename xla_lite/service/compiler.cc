@@ -12,6 +12,7 @@
 #include "xla_lite/service/call_inliner.h"
 #include "xla_lite/service/command_buffer_scheduling.h"
 #include "xla_lite/service/dot_canonicalizer.h"
+#include "xla_lite/service/dynamic_slice_rewriter.h"
 #include "xla_lite/service/execution_plan.h"
 #include "xla_lite/service/hlo_simplifier.h"
 #include "xla_lite/service/layout_normalization.h"
@@ -56,6 +57,9 @@ void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
 absl::Status RunHloPasses(HloModule* module) {
   RETURN_IF_ERROR(VerifyHloModule(*module));
   RETURN_IF_ERROR(InlineCalls(module));
+  // Before layout normalization: the gathers and scatters it makes are
+  // ordinary ops to every later pass.
+  RETURN_IF_ERROR(RewriteDynamicSlices(module));
   RETURN_IF_ERROR(NormalizeLayouts(module));
   RETURN_IF_ERROR(SimplifyHlo(module));
   RETURN_IF_ERROR(CanonicalizeDots(module));
@@ -123,11 +127,18 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
                    gpu::AssignBuffers(plan, parameter_sizes));
   VLOG(1) << module->name() << ": buffer assignment\n"
           << assignment.ToString(plan);
+  // Loop bodies and branches get command buffers as the entry does: a
+  // WhileThunk or ConditionalThunk is not recordable, so each runs its
+  // computations' recordable runs as command buffers of their own.
+  auto schedule = [&options](gpu::ThunkSequence thunks) {
+    return gpu::ScheduleCommandBuffers(std::move(thunks), options);
+  };
   ASSIGN_OR_RETURN(
       gpu::ThunkSequence thunks,
       gpu::EmitThunks(plan, assignment,
                       {emission, options.xla_gpu_enable_programmatic_launch(),
-                       options.xla_gpu_default_precision_allows_tf32()}));
+                       options.xla_gpu_default_precision_allows_tf32(),
+                       schedule}));
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);

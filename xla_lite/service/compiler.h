@@ -13,7 +13,8 @@
 
 namespace xla_lite {
 
-// The HLO passes of Compile, in order: verify, inline calls, normalize
+// The HLO passes of Compile, in order: verify, inline calls, rewrite
+// dynamic-slice and dynamic-update-slice (RewriteDynamicSlices), normalize
 // layouts, simplify, canonicalize dots, simplify again. Exposed for tests
 // and tools that want to see the module the backend lowers.
 absl::Status RunHloPasses(HloModule* module);

@@ -355,31 +355,32 @@ bool IsCanonicalDot(const HloInstruction& dot) {
 
 absl::Status CanonicalizeDots(HloModule* module) {
   NameUniquer names(*module);
-  HloComputation* entry = module->entry_computation();
   int64_t in_place = 0, flattened = 0;
-  for (HloInstruction* instr : entry->MakeInstructionPostOrder()) {
-    if (instr->opcode() != HloOpcode::kDot) continue;
-    // A transpose operand is read through when it can be, even by a dot
-    // that could read it as stored: stored, it is a copy.
-    if (IsCanonicalDot(*instr) && !IsStoredTranspose(instr->operand(0)) &&
-        !IsStoredTranspose(instr->operand(1))) {
-      continue;
+  for (HloComputation* computation : ExecutedComputations(*module)) {
+    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      // A transpose operand is read through when it can be, even by a dot
+      // that could read it as stored: stored, it is a copy.
+      if (IsCanonicalDot(*instr) && !IsStoredTranspose(instr->operand(0)) &&
+          !IsStoredTranspose(instr->operand(1))) {
+        continue;
+      }
+      if (RewriteForStridedGemm(instr, names)) {
+        ++in_place;
+      } else {
+        Flatten(instr, names);
+        ++flattened;
+      }
     }
-    if (RewriteForStridedGemm(instr, names)) {
-      ++in_place;
-    } else {
-      Flatten(instr, names);
-      ++flattened;
-    }
-  }
-  entry->RemoveDeadInstructions();
-  for (const HloInstruction* instr : entry->instructions()) {
-    if (instr->opcode() != HloOpcode::kDot) continue;
-    absl::Status status = CheckCanonicalDot(*instr);
-    if (!status.ok()) {
-      return absl::InternalError(absl::StrCat(
-          "dot ", instr->name(), " is not a gemm after canonicalization: ",
-          status.message()));
+    computation->RemoveDeadInstructions();
+    for (const HloInstruction* instr : computation->instructions()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      absl::Status status = CheckCanonicalDot(*instr);
+      if (!status.ok()) {
+        return absl::InternalError(absl::StrCat(
+            "dot ", instr->name(), " is not a gemm after canonicalization: ",
+            status.message()));
+      }
     }
   }
   VLOG(1) << module->name() << ": " << in_place

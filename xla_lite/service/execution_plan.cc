@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <queue>
 #include <utility>
 
@@ -14,6 +13,7 @@
 #include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/collective_lowering.h"
 #include "xla_lite/service/elemental_lowering.h"
+#include "xla_lite/service/execution_plan_builder.h"
 #include "xla_lite/service/fusion_plan.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 #include "xla_lite/service/kernel_merging.h"
@@ -55,87 +55,21 @@ const char* OpKindName(PlannedOp::Kind kind) {
       return "collective";
     case PlannedOp::Kind::kScatter:
       return "scatter";
+    case PlannedOp::Kind::kWhile:
+      return "while";
+    case PlannedOp::Kind::kConditional:
+      return "conditional";
   }
   return "?";
 }
 
-// Builds the plan: buffers and ops in post order, result placement,
-// multi-output fusion of loop kernels, then the execution order.
-class PlanBuilder {
- public:
-  PlanBuilder(const HloModule& module, const FusionPlan& fusion,
-              const GemmEmission& emission)
-      : module_(module), fusion_(fusion), emission_(emission) {}
+}  // namespace
 
-  absl::StatusOr<ExecutionPlan> Build() {
-    CreateValueBuffers();
-    RETURN_IF_ERROR(AddComputedOps());
-    RETURN_IF_ERROR(PlaceResults());
-    RETURN_IF_ERROR(MergeLoopKernels(
-        &plan_, &edges_,
-        [this](const HloInstruction* i) { return fusion_.IsMaterialized(i); },
-        buffer_of_, emission_));
-    RETURN_IF_ERROR(FuseRows(&plan_, &edges_));
-    RETURN_IF_ERROR(Order());
-    return std::move(plan_);
-  }
-
- private:
-  int NewBuffer(std::string name, const HloInstruction* instruction,
-                int64_t size, LogicalBuffer::Placement placement,
-                int64_t number) {
-    LogicalBuffer buffer;
-    buffer.id = plan_.buffers.size();
-    buffer.name = std::move(name);
-    buffer.instruction = instruction;
-    buffer.size = size;
-    buffer.placement = placement;
-    buffer.number = number;
-    plan_.buffers.push_back(std::move(buffer));
-    return plan_.buffers.back().id;
-  }
-  int AddOp(PlannedOp op) {
-    plan_.ops.push_back(std::move(op));
-    return plan_.ops.size() - 1;
-  }
-  int BufferOf(const HloInstruction* instr) const {
-    return buffer_of_.at(StripReshapes(instr));
-  }
-
-  void CreateValueBuffers();
-  absl::Status AddComputedOps();
-  absl::Status AddKernel(const HloInstruction* instr);
-  absl::Status AddScatter(const HloInstruction* scatter);
-  absl::Status AddGemm(const HloInstruction* dot);
-  absl::Status AddWindowKernel(const HloInstruction* instr);
-  absl::Status AddAccumulatingGemm(const HloInstruction* value,
-                                   const GemmAccumulation& accumulation);
-  absl::Status PlaceResults();
-  absl::Status PlaceAliasedResult(int64_t index, int value, int64_t parameter,
-                                  const absl::flat_hash_set<int64_t>& aliased);
-  int AddCopy(int source, int destination, const std::string& name);
-  bool CanWriteInPlace(int op, int value, int parameter_buffer) const;
-  absl::Status Order();
-
-  OpGraph Graph() const { return OpGraph(plan_.ops, edges_); }
-
-  const HloModule& module_;
-  const FusionPlan& fusion_;
-  const GemmEmission& emission_;
-  ExecutionPlan plan_;
-  absl::flat_hash_map<const HloInstruction*, int> buffer_of_;
-  // (before, after): writes of an aliased parameter wait for its readers.
-  std::vector<std::pair<int, int>> edges_;
-  // Per aliased parameter number: the op writing its allocation.
-  absl::flat_hash_map<int64_t, int> parameter_writer_;
-  // Values a reduce kernel stores as its epilogue: no op of their own.
-  absl::flat_hash_set<const HloInstruction*> fused_epilogues_;
-};
+namespace plan_internal {
 
 void PlanBuilder::CreateValueBuffers() {
-  const HloComputation* entry = module_.entry_computation();
-  for (const HloInstruction* instr : entry->MakeInstructionPostOrder()) {
-    if (!fusion_.IsMaterialized(instr)) continue;
+  for (const HloInstruction* instr : computation_.MakeInstructionPostOrder()) {
+    if (AddTupleValue(instr) || !fusion_.IsMaterialized(instr)) continue;
     LogicalBuffer::Placement placement = LogicalBuffer::Placement::kTemp;
     int64_t number = -1;
     if (instr->opcode() == HloOpcode::kParameter) {
@@ -146,6 +80,17 @@ void PlanBuilder::CreateValueBuffers() {
     }
     buffer_of_[instr] = NewBuffer(instr->name(), instr,
                                   instr->shape().ByteSize(), placement, number);
+  }
+  if (kind_ == ComputationKind::kEntry) {
+    for (int64_t p = 0; p < computation_.num_parameters(); ++p) {
+      const HloInstruction* parameter = computation_.parameter_instruction(p);
+      auto it = buffer_of_.find(parameter);
+      plan_.parameter_buffers.push_back(it == buffer_of_.end() ? -1
+                                                               : it->second);
+    }
+  } else if (computation_.num_parameters() == 1) {
+    plan_.parameter_buffers =
+        LeavesOf(computation_.parameter_instruction(0));
   }
 }
 
@@ -166,6 +111,10 @@ absl::Status PlanBuilder::AddComputedOps() {
       AddOp(std::move(op));
     } else if (instr->opcode() == HloOpcode::kScatter) {
       RETURN_IF_ERROR(AddScatter(instr));
+    } else if (instr->opcode() == HloOpcode::kWhile) {
+      RETURN_IF_ERROR(AddWhile(instr));
+    } else if (instr->opcode() == HloOpcode::kConditional) {
+      RETURN_IF_ERROR(AddConditional(instr));
     } else if (ReadsMaterializedOperands(*instr)) {
       RETURN_IF_ERROR(AddWindowKernel(instr));
     } else {
@@ -356,9 +305,7 @@ bool PlanBuilder::CanWriteInPlace(int op_id, int value,
 absl::Status PlanBuilder::PlaceAliasedResult(
     int64_t index, int value, int64_t parameter,
     const absl::flat_hash_set<int64_t>& aliased) {
-  const HloInstruction* parameter_instr =
-      module_.entry_computation()->parameter_instruction(parameter);
-  int parameter_buffer = buffer_of_.at(parameter_instr);
+  const int parameter_buffer = plan_.parameter_buffers.at(parameter);
   if (value == parameter_buffer) {  // Returned unchanged: nothing to do.
     plan_.output_buffers[index] = value;
     return absl::OkStatus();
@@ -402,45 +349,15 @@ absl::Status PlanBuilder::PlaceAliasedResult(
 }
 
 absl::Status PlanBuilder::PlaceResults() {
-  const HloComputation* entry = module_.entry_computation();
-  const HloInstruction* root = entry->root_instruction();
-  bool is_tuple = root->opcode() == HloOpcode::kTuple;
-  std::vector<const HloInstruction*> results;
-  if (is_tuple) {
-    for (const HloInstruction* operand : root->operands()) {
-      results.push_back(operand);
-    }
-  } else {
-    results.push_back(root);
-  }
+  const std::vector<int> results = LeavesOf(computation_.root_instruction());
   plan_.output_buffers.assign(results.size(), -1);
-  absl::flat_hash_map<int64_t, int64_t> alias_of_output;
+  ASSIGN_OR_RETURN(auto alias_of_output, ResultAliases(results.size()));
   absl::flat_hash_set<int64_t> aliased;
-  for (const HloInputOutputAlias& alias : module_.input_output_aliases()) {
-    std::string text = absl::StrCat(
-        "input_output_alias {", absl::StrJoin(alias.output_index, ","),
-        "}: (", alias.parameter_number, ", {",
-        absl::StrJoin(alias.parameter_index, ","), "})");
-    if (!alias.parameter_index.empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          text, ": parameters are flat arrays, so the parameter index must "
-                "be {}"));
-    }
-    if (alias.output_index.size() != (is_tuple ? 1 : 0) ||
-        (is_tuple && (alias.output_index[0] < 0 ||
-                      alias.output_index[0] >= results.size())) ||
-        alias.parameter_number < 0 ||
-        alias.parameter_number >= entry->num_parameters()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          text, " does not name a result of the ",
-          is_tuple ? "root tuple" : "array root", " and a parameter"));
-    }
-    alias_of_output[is_tuple ? alias.output_index[0] : 0] =
-        alias.parameter_number;
-    aliased.insert(alias.parameter_number);
+  for (const auto& [output, parameter] : alias_of_output) {
+    aliased.insert(parameter);
   }
   for (int64_t i = 0; i < results.size(); ++i) {
-    int value = BufferOf(results[i]);
+    int value = results[i];
     auto alias = alias_of_output.find(i);
     if (alias != alias_of_output.end()) {
       RETURN_IF_ERROR(PlaceAliasedResult(i, value, alias->second, aliased));
@@ -463,9 +380,7 @@ absl::Status PlanBuilder::PlaceResults() {
   // Every read of an aliased parameter's own value precedes the write of
   // its allocation (copies added above included).
   for (const auto& [parameter, writer] : parameter_writer_) {
-    const HloInstruction* instr =
-        entry->parameter_instruction(parameter);
-    for (int reader : Graph().ReadersOf(buffer_of_.at(instr))) {
+    for (int reader : Graph().ReadersOf(plan_.parameter_buffers.at(parameter))) {
       if (reader != writer) edges_.push_back({reader, writer});
     }
   }
@@ -497,13 +412,14 @@ absl::Status PlanBuilder::Order() {
   }
   if (ordered.size() != n) {
     return absl::InternalError(absl::StrCat(
-        module_.name(), ": the ops' dependencies form a cycle"));
+        module_.name(), ": ", computation_.name(),
+        ": the ops' dependencies form a cycle"));
   }
   plan_.ops = std::move(ordered);
   return absl::OkStatus();
 }
 
-}  // namespace
+}  // namespace plan_internal
 
 std::string LogicalBuffer::ToString() const {
   std::string text = absl::StrCat("buffer ", id, " ", name, " ", size, "B ",
@@ -517,6 +433,12 @@ std::string PlannedOp::ToString() const {
                                   absl::StrJoin(reads, ","), "} writes {",
                                   absl::StrJoin(writes, ","), "}");
   if (kind == Kind::kGemm) absl::StrAppend(&text, " ", gemm.ToString());
+  if (control != nullptr) {
+    for (const ExecutionPlan& nested : control->computations) {
+      absl::StrAppend(&text, "\n  ", nested.name, " {\n", nested.ToString(),
+                      "  }");
+    }
+  }
   return text;
 }
 
@@ -535,9 +457,13 @@ std::string ExecutionPlan::ToString() const {
 
 absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
                                                  const GemmEmission& emission) {
-  ASSIGN_OR_RETURN(FusionPlan fusion,
-                   FusionPlan::Create(*module.entry_computation()));
-  PlanBuilder builder(module, fusion, emission);
+  const HloComputation& entry = *module.entry_computation();
+  int64_t planned_instructions = entry.instructions().size();
+  ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(entry));
+  plan_internal::PlanBuilder builder(module, entry,
+                                     plan_internal::ComputationKind::kEntry,
+                                     fusion, emission, /*depth=*/0,
+                                     &planned_instructions);
   ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
   VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
   VLOG(2) << plan.ToString();

@@ -20,17 +20,21 @@
 
 namespace xla_lite::gpu {
 
+struct ControlFlowPlan;
+
 struct LogicalBuffer {
   enum class Placement {
     // Scratch, packed into the temp allocation by liveness.
     kTemp,
-    // Entry parameter `number`'s allocation: the parameter itself, or a
-    // result aliased to it (written in place, after every read of the
-    // parameter's own value).
+    // Parameter `number`'s allocation: the parameter itself, or a result
+    // aliased to it (written in place, after every read of the parameter's
+    // own value). In a loop's condition or body or a conditional's branch,
+    // `number` counts the parameter's leaves (see ExecutionPlan).
     kParameter,
     // Read-only data from `instruction`'s literal.
     kConstant,
-    // Result `number`'s own allocation.
+    // Result `number`'s own allocation (nested computations: the slice the
+    // caller gives its result leaf `number`).
     kOutput,
   };
 
@@ -58,6 +62,13 @@ struct PlannedOp {
     kWindowKernel,
     kCollective,
     kScatter,
+    // `control` holds the condition and body plans. reads = the initial
+    // state's leaves, writes = the state's leaves (the loop's results),
+    // which the condition and body read and the body updates in place.
+    kWhile,
+    // `control` holds a plan per branch. reads = {selector, the branches'
+    // operand leaves...}, writes = the result leaves every branch writes.
+    kConditional,
   };
 
   // A row kernel's part: a loop or reduce program with its own buffers.
@@ -91,18 +102,44 @@ struct PlannedOp {
   // updates into it. writes = {the scatter's buffer}.
   std::vector<Stage> stages;
   int64_t rows = 0;
+  // Whiles and conditionals.
+  std::shared_ptr<const ControlFlowPlan> control;
 
   std::string ToString() const;
 };
 
+// The plan of one computation. The entry's parameters and results are
+// arrays. A nested computation (a loop's condition or body, a branch) has
+// one parameter, often a tuple, and may return one: its parameter's leaves
+// (array elements of the tuple, nested tuples flattened in order) are its
+// parameters 0..n-1 and its root's leaves its results; the caller binds
+// both to its own buffers (AssignBuffers).
 struct ExecutionPlan {
+  std::string name;
   std::vector<LogicalBuffer> buffers;
   std::vector<PlannedOp> ops;  // In execution order.
+  // Per parameter (leaf): the buffer holding its value, -1 for none.
+  std::vector<int> parameter_buffers;
   // Per result (the root tuple's elements, or the one array root).
   std::vector<int> output_buffers;
 
   std::string ToString() const;
 };
+
+// What a while or conditional runs. A body's result leaf i is written into
+// its parameter leaf i (the loop state, updated in place); a condition's one
+// result is its pred; a branch's results are the conditional's results.
+struct ControlFlowPlan {
+  // While: {condition, body}; conditional: the branches in order.
+  std::vector<ExecutionPlan> computations;
+  // Conditional: the selector's buffer and, per branch, its operand's
+  // leaves (buffers of the enclosing plan).
+  int selector = -1;
+  std::vector<std::vector<int>> branch_operands;
+};
+
+// Leaves of a value of `shape` (1 for an array).
+int64_t LeafCount(const Shape& shape);
 
 // Fuses (FusionPlan), lowers and orders the entry computation of a module
 // that went through the HLO passes (calls inlined, layouts normalized, dots
@@ -110,7 +147,12 @@ struct ExecutionPlan {
 // aliased to a parameter are written into it in place when that is safe
 // (see execution_plan.cc), else copied there after its last read.
 // `emission` says which gemms will be emitted kernels, which can take
-// elementwise epilogues.
+// elementwise epilogues. Whiles and conditionals become kWhile and
+// kConditional ops whose computations are planned the same way, nested up
+// to kMaxControlFlowDepth deep; a computation is planned once per while or
+// conditional that runs it, kMaxPlannedInstructions in all.
+inline constexpr int kMaxControlFlowDepth = 64;
+inline constexpr int64_t kMaxPlannedInstructions = int64_t{1} << 18;
 absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
                                                  const GemmEmission& emission);
 

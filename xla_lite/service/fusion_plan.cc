@@ -1,6 +1,7 @@
 #include "xla_lite/service/fusion_plan.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -12,20 +13,46 @@
 namespace xla_lite::gpu {
 namespace {
 
-// The entry root may be a tuple naming the results; everything else must
-// be an op the table takes.
-absl::Status CheckSupported(const HloInstruction& instr, bool is_root) {
-  ASSIGN_OR_RETURN(const ElementalOp* op, SupportedElementalOp(instr));
-  if (op->lowering == OpLowering::kResultTuple && !is_root) {
-    return UnsupportedOpError(instr, instr.shape().ToString(),
-                              "tuples are only supported as the entry root");
+// Control flow and the tuples around it: their values are buffers the plan
+// builder tracks leaf by leaf (see execution_plan.h), never kernels.
+bool IsControlFlowOrTuple(const HloInstruction& instr) {
+  switch (instr.opcode()) {
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+      return true;
+    case HloOpcode::kParameter:
+      return instr.shape().IsTuple();
+    default:
+      return false;
+  }
+}
+
+absl::Status CheckControlFlow(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kConditional) return absl::OkStatus();
+  const Shape& selector = instr.operand(0)->shape();
+  if (!selector.IsArray() || selector.rank() != 0 ||
+      (selector.element_type() != PrimitiveType::PRED &&
+       selector.element_type() != PrimitiveType::S32)) {
+    return UnsupportedOpError(
+        instr, selector.ToString(),
+        "a conditional's selector is a pred[] or s32[] scalar");
   }
   return absl::OkStatus();
 }
 
-// What recomputing `instr` in another kernel costs (checked: in the table).
+// Everything must be an op the table takes, or control flow and tuples.
+absl::Status CheckSupported(const HloInstruction& instr) {
+  if (IsControlFlowOrTuple(instr)) return CheckControlFlow(instr);
+  return SupportedElementalOp(instr).status();
+}
+
+// What recomputing `instr` in another kernel costs (ops without a row are
+// buffers: nothing).
 int OwnCost(const HloInstruction& instr) {
-  return FindElementalOp(instr.opcode())->cost;
+  const ElementalOp* op = FindElementalOp(instr.opcode());
+  return op == nullptr ? 0 : op->cost;
 }
 
 }  // namespace
@@ -120,14 +147,38 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
   std::vector<HloInstruction*> post_order = entry.MakeInstructionPostOrder();
   const HloInstruction* root = entry.root_instruction();
   for (const HloInstruction* instr : post_order) {
-    RETURN_IF_ERROR(CheckSupported(*instr, instr == root));
+    RETURN_IF_ERROR(CheckSupported(*instr));
   }
   FusionPlan plan;
-  auto materialize = [&plan](const HloInstruction* instr) {
-    plan.materialized_.insert(StripReshapes(instr));
-  };
+  // Array values get buffers; tuple-shaped ones are their leaves' buffers,
+  // which a tuple instruction's operands must have.
+  std::function<void(const HloInstruction*)> materialize =
+      [&plan, &materialize](const HloInstruction* instr) {
+        if (instr->opcode() == HloOpcode::kTuple) {
+          for (const HloInstruction* operand : instr->operands()) {
+            materialize(operand);
+          }
+        } else if (instr->shape().IsArray()) {
+          plan.materialized_.insert(StripReshapes(instr));
+        }
+      };
   for (const HloInstruction* instr : post_order) {
     switch (instr->opcode()) {
+      case HloOpcode::kWhile:
+      case HloOpcode::kConditional:
+        // Loop state and branch operands are read from buffers; results
+        // land in buffers.
+        materialize(instr);
+        for (const HloInstruction* operand : instr->operands()) {
+          materialize(operand);
+        }
+        break;
+      case HloOpcode::kTuple:
+        for (const HloInstruction* operand : instr->operands()) {
+          materialize(operand);
+        }
+        break;
+      case HloOpcode::kGetTupleElement:
       case HloOpcode::kParameter:
       case HloOpcode::kReduce:
       case HloOpcode::kScatter:
@@ -161,11 +212,7 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
         break;
     }
   }
-  if (root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* operand : root->operands()) materialize(operand);
-  } else {
-    materialize(root);
-  }
+  materialize(root);
 
   // Cost of each fusible value's expression, assuming the materialization
   // so far (more materialization only makes it cheaper).
@@ -211,9 +258,11 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
   plan.FindAccumulations(post_order);
   plan.FindEpilogues(post_order, root, kernels);
   for (const HloInstruction* instr : post_order) {
-    if (plan.IsMaterialized(instr) &&
-        instr->opcode() != HloOpcode::kParameter &&
-        instr->opcode() != HloOpcode::kConstant) {
+    const HloOpcode opcode = instr->opcode();
+    if ((plan.IsMaterialized(instr) && opcode != HloOpcode::kParameter &&
+         opcode != HloOpcode::kConstant &&
+         opcode != HloOpcode::kGetTupleElement) ||
+        opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional) {
       plan.computed_.push_back(instr);
     }
   }

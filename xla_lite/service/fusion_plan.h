@@ -23,7 +23,8 @@ struct GemmOperand {
 // reshapes, which cost a gemm nothing.
 GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 
-// Which values of the entry computation get a buffer of their own
+// Which values of a computation (the entry, or a loop's condition or body,
+// or a conditional's branch) get a buffer of their own
 // ("materialized"); everything else is computed inside the kernels that
 // use it. The rules:
 //  - parameters, array constants, dots (gemms), reduces and scatters
@@ -43,6 +44,10 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 //    materialized value (GemmAccumulation) is computed by the gemm itself,
 //    with beta = 1 over a copy of the addend or over the addend in place;
 //    the dot is then not materialized;
+//  - control flow reads and writes buffers: the array operands and results
+//    of while and conditional, the operands of tuples, and array
+//    get-tuple-elements (views of a leaf) are materialized; tuple-shaped
+//    values are their leaves' buffers (the plan builder tracks them);
 //  - a reduction whose only consumer is one elementwise result of its own
 //    size may take that result as its epilogue (EpilogueOf): the reduce
 //    kernel then stores the result, and the reduction stays in registers
@@ -52,15 +57,15 @@ class FusionPlan {
  public:
   static constexpr int kRecomputeCostLimit = 16;
 
-  // UNIMPLEMENTED naming the instruction when the entry computation has
-  // an op or type the compiler does not support.
+  // UNIMPLEMENTED naming the instruction when the computation has an op or
+  // type the compiler does not support.
   static absl::StatusOr<FusionPlan> Create(const HloComputation& entry);
 
   bool IsMaterialized(const HloInstruction* instr) const {
     return materialized_.contains(instr);
   }
   // Materialized values computed by a loop kernel, a reduce kernel or a
-  // gemm, in post order.
+  // gemm, and the whiles and conditionals, in post order.
   const std::vector<const HloInstruction*>& computed() const {
     return computed_;
   }

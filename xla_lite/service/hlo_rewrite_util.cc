@@ -150,6 +150,26 @@ std::optional<HloOpcode> MatchReducer(const HloComputation* computation) {
   return root->opcode();
 }
 
+std::vector<HloComputation*> ExecutedComputations(const HloModule& module) {
+  std::vector<HloComputation*> order;
+  if (module.entry_computation() == nullptr) return order;
+  absl::flat_hash_set<const HloComputation*> seen;
+  order.push_back(module.entry_computation());
+  seen.insert(order.back());
+  for (size_t next = 0; next < order.size(); ++next) {
+    for (const HloInstruction* instr : order[next]->instructions()) {
+      if (instr->opcode() != HloOpcode::kWhile &&
+          instr->opcode() != HloOpcode::kConditional) {
+        continue;
+      }
+      for (HloComputation* callee : instr->called_computations()) {
+        if (seen.insert(callee).second) order.push_back(callee);
+      }
+    }
+  }
+  return order;
+}
+
 bool IsIdentityPermutation(absl::Span<const int64_t> permutation) {
   for (int64_t i = 0; i < permutation.size(); ++i) {
     if (permutation[i] != i) return false;

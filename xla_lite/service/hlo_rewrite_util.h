@@ -65,6 +65,12 @@ HloInstruction* StripReshapes(HloInstruction* instruction);
 // anything else.
 std::optional<HloOpcode> MatchReducer(const HloComputation* computation);
 
+// The computations that run as programs of their own: the entry, then the
+// conditions, bodies and branches of its whiles and conditionals, and
+// theirs, each once (reducers and combiners, which kernels inline, are not
+// among them). Passes that rewrite what the compiler lowers run over these.
+std::vector<HloComputation*> ExecutedComputations(const HloModule& module);
+
 // Whether `permutation` is the identity.
 bool IsIdentityPermutation(absl::Span<const int64_t> permutation);
 

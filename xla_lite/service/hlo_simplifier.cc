@@ -98,20 +98,21 @@ HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
 }  // namespace
 
 absl::Status SimplifyHlo(HloModule* module) {
-  HloComputation* entry = module->entry_computation();
   NameUniquer names(*module);
   int64_t rewrites = 0;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (HloInstruction* instr : entry->MakeInstructionPostOrder()) {
-      HloInstruction* replacement = SimplifyOne(instr, names);
-      if (replacement == nullptr) continue;
-      ++rewrites;
-      changed = true;
-      if (replacement != instr) instr->ReplaceAllUsesWith(replacement);
+  for (HloComputation* computation : ExecutedComputations(*module)) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+        HloInstruction* replacement = SimplifyOne(instr, names);
+        if (replacement == nullptr) continue;
+        ++rewrites;
+        changed = true;
+        if (replacement != instr) instr->ReplaceAllUsesWith(replacement);
+      }
+      // Dead instructions would otherwise keep matching the rules.
+      computation->RemoveDeadInstructions();
     }
-    // Dead instructions would otherwise keep matching the rules.
-    entry->RemoveDeadInstructions();
   }
   VLOG(1) << module->name() << ": simplifier applied " << rewrites
           << " rewrites";

@@ -199,14 +199,9 @@ bool Merger::WritesOnlyResults(int op) const {
 }
 
 int Merger::ParameterBuffer(int64_t number) const {
-  for (const LogicalBuffer& buffer : plan_.buffers) {
-    if (buffer.instruction != nullptr &&
-        buffer.instruction->opcode() == HloOpcode::kParameter &&
-        buffer.instruction->parameter_number() == number) {
-      return buffer.id;
-    }
-  }
-  return -1;
+  return number >= 0 && number < plan_.parameter_buffers.size()
+             ? plan_.parameter_buffers[number]
+             : -1;
 }
 
 bool Merger::InPlaceSafe(const PlannedOp& op) const {

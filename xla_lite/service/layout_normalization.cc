@@ -73,9 +73,20 @@ absl::Status NormalizeResults(HloModule* module, NameUniquer& names) {
     return absl::OkStatus();
   }
   if (root->opcode() != HloOpcode::kTuple) {
-    return absl::UnimplementedError(absl::StrCat(
-        module->name(), ": the entry root ", root->name(),
-        " returns a tuple without being a tuple instruction"));
+    // A while or conditional returned as it is: its elements, gathered
+    // into a tuple the results can be read from.
+    std::vector<HloInstruction*> elements;
+    for (int64_t i = 0; i < root->shape().tuple_shapes_size(); ++i) {
+      HloInstruction* element =
+          AddInstruction(entry, HloOpcode::kGetTupleElement,
+                         root->shape().tuple_shapes(i), {root},
+                         names.Get(absl::StrCat(root->name(), ".", i)));
+      element->set_tuple_index(i);
+      elements.push_back(element);
+    }
+    root = AddInstruction(entry, HloOpcode::kTuple, root->shape(), elements,
+                          names.Get(root->name() + ".results"));
+    entry->set_root_instruction(root);
   }
   for (int64_t i = 0; i < root->operand_count(); ++i) {
     const Shape& element = result.tuple_shapes(i);

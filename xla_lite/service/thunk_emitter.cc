@@ -8,9 +8,12 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/collective_thunk.h"
+#include "xla_lite/runtime/conditional_thunk.h"
 #include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
+#include "xla_lite/runtime/sequential_thunk.h"
+#include "xla_lite/runtime/while_thunk.h"
 #include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/kernel_emitter.h"
@@ -118,14 +121,80 @@ void EmitScatterThunks(const PlannedOp& op, const BufferAssignment& assignment,
       options));
 }
 
-}  // namespace
+absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
+                                       const BufferAssignment& assignment,
+                                       const ThunkEmissionOptions& options,
+                                       int64_t first_id, int64_t& next_id);
 
-absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
-                                         const BufferAssignment& assignment,
-                                         const ThunkEmissionOptions& options) {
+// A computation of a while or conditional as one SequentialThunk, its
+// recordable runs wrapped as options.schedule_nested says.
+absl::StatusOr<std::unique_ptr<SequentialThunk>> EmitComputation(
+    const std::string& name, const ExecutionPlan& plan,
+    const BufferAssignment& assignment, const ThunkEmissionOptions& options,
+    int64_t& next_id) {
+  const int64_t first_id = next_id;
+  next_id += plan.ops.size();
+  ASSIGN_OR_RETURN(ThunkSequence thunks,
+                   EmitPlan(plan, assignment, options, first_id, next_id));
+  if (options.schedule_nested) {
+    thunks = options.schedule_nested(std::move(thunks));
+  }
+  return std::make_unique<SequentialThunk>(name, std::move(thunks));
+}
+
+// A while copies its initial state into the state's slices where they
+// are not the same (buffer assignment shares them where it can), then
+// loops; a conditional runs the branch its selector picks.
+absl::Status EmitControlFlow(const PlannedOp& op,
+                             const BufferAssignment& assignment,
+                             const std::vector<BufferAssignment>& nested,
+                             const ThunkEmissionOptions& options,
+                             int64_t& next_id, ThunkSequence& thunks) {
+  const ControlFlowPlan& control = *op.control;
+  if (op.kind == PlannedOp::Kind::kWhile) {
+    for (size_t i = 0; i < op.writes.size(); ++i) {
+      const Slice& init = assignment.slices[op.reads[i]];
+      const Slice& state = assignment.slices[op.writes[i]];
+      if (init != state && state.size() > 0) {
+        thunks.push_back(std::make_unique<MemcpyThunk>(
+            absl::StrCat(op.name, ".init.", i), init, state));
+      }
+    }
+    const ExecutionPlan& condition = control.computations.at(0);
+    ASSIGN_OR_RETURN(auto condition_thunk,
+                     EmitComputation(absl::StrCat(op.name, ".", condition.name),
+                                     condition, nested.at(0), options, next_id));
+    const ExecutionPlan& body = control.computations.at(1);
+    ASSIGN_OR_RETURN(auto body_thunk,
+                     EmitComputation(absl::StrCat(op.name, ".", body.name),
+                                     body, nested.at(1), options, next_id));
+    const Slice pred = nested[0].slices[condition.output_buffers.at(0)];
+    thunks.push_back(std::make_unique<WhileThunk>(
+        op.name, pred, std::move(condition_thunk), std::move(body_thunk)));
+    return absl::OkStatus();
+  }
+  std::vector<std::unique_ptr<SequentialThunk>> branches;
+  for (size_t k = 0; k < control.computations.size(); ++k) {
+    const ExecutionPlan& branch = control.computations[k];
+    ASSIGN_OR_RETURN(auto branch_thunk,
+                     EmitComputation(absl::StrCat(op.name, ".", branch.name),
+                                     branch, nested.at(k), options, next_id));
+    branches.push_back(std::move(branch_thunk));
+  }
+  thunks.push_back(std::make_unique<ConditionalThunk>(
+      op.name, assignment.slices[control.selector], std::move(branches)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
+                                       const BufferAssignment& assignment,
+                                       const ThunkEmissionOptions& options,
+                                       int64_t first_id, int64_t& next_id) {
   ThunkSequence thunks;
-  for (int64_t id = 0; id < plan.ops.size(); ++id) {
-    const PlannedOp& op = plan.ops[id];
+  for (int64_t index = 0; index < plan.ops.size(); ++index) {
+    const PlannedOp& op = plan.ops[index];
+    // Kernel names stay unique across nested computations.
+    const int64_t id = first_id + index;
     if (WritesNothing(op, assignment)) continue;
     std::vector<Slice> reads = SlicesOf(op.reads, assignment);
     std::vector<Slice> writes = SlicesOf(op.writes, assignment);
@@ -180,10 +249,25 @@ absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
         thunks.push_back(std::make_unique<CollectiveThunk>(
             op.name, op.collective, reads[0], writes[0]));
         break;
+      case PlannedOp::Kind::kWhile:
+      case PlannedOp::Kind::kConditional:
+        RETURN_IF_ERROR(EmitControlFlow(op, assignment,
+                                        assignment.nested.at(index), options,
+                                        next_id, thunks));
+        break;
     }
   }
-  VLOG(1) << thunks.size() << " thunks emitted";
+  VLOG(1) << plan.name << ": " << thunks.size() << " thunks emitted";
   return thunks;
+}
+
+}  // namespace
+
+absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
+                                         const BufferAssignment& assignment,
+                                         const ThunkEmissionOptions& options) {
+  int64_t next_id = plan.ops.size();
+  return EmitPlan(plan, assignment, options, /*first_id=*/0, next_id);
 }
 
 }  // namespace xla_lite::gpu

@@ -2,6 +2,7 @@
 #define XLA_LITE_SERVICE_THUNK_EMITTER_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/statusor.h"
 #include "xla_lite/runtime/thunk.h"
@@ -21,13 +22,18 @@ struct ThunkEmissionOptions {
   // (GemmConfig::allow_tf32); DebugOptions'
   // xla_gpu_default_precision_allows_tf32.
   bool default_precision_tf32 = true;
+  // Applied to the thunks of each computation a while or conditional runs
+  // (the compiler schedules their command buffers with it); null: left
+  // op by op.
+  std::function<ThunkSequence(ThunkSequence)> schedule_nested;
 };
 
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
 // and row kernels, GemmThunks (or, as `options.gemm` says, KernelThunks
 // running the compiler's own gemm kernel, with its epilogue) for dots,
-// MemcpyThunks for copies. Ops that write nothing (zero-element arrays) are
-// left out.
+// MemcpyThunks for copies, WhileThunks and ConditionalThunks over the
+// thunks of their computations (each a SequentialThunk). Ops that write
+// nothing (zero-element arrays) are left out.
 absl::StatusOr<ThunkSequence> EmitThunks(const ExecutionPlan& plan,
                                          const BufferAssignment& assignment,
                                          const ThunkEmissionOptions& options);
