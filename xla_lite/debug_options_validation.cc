@@ -28,6 +28,7 @@ constexpr FieldRange kFieldRanges[] = {
     {"xla_gpu_emitted_gemm_max_size", 0, int64_t{1} << 48},
     // 0 picks the default; past a day a collective has hung, not slowed.
     {"xla_gpu_collective_timeout_seconds", 0, 24 * 3600},
+    {"xla_gpu_autotune_level", 0, 4},
 };
 
 }  // namespace
