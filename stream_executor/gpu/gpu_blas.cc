@@ -135,7 +135,13 @@ absl::Status GpuBlas::PrepareGemm(Stream* stream, const blas::GemmCall& call,
   ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
   if (lt_ == nullptr) return absl::OkStatus();
   RETURN_IF_ERROR(executor_->Activate());
-  return lt_->Choose(call, AllowsTf32(call), gpu_stream, autotune_candidates)
+  auto classic = [&](GpuStream* stream, const GpuBlasGemm& gemm) {
+    absl::MutexLock lock(&mu_);
+    return ClassicGemm(stream, call, gemm);
+  };
+  return lt_
+      ->Choose(call, AllowsTf32(call), gpu_stream, autotune_candidates,
+               classic)
       .status();
 }
 
@@ -167,11 +173,15 @@ absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   if (lt_ != nullptr && GpuBlasLt::IsAligned(call)) {
     // Without PrepareGemm the heuristic's first: no device work, so legal
     // under capture.
-    ASSIGN_OR_RETURN(choice,
-                     lt_->Choose(call, AllowsTf32(call), gpu_stream, 1));
+    // Nothing is timed, so the classic path is never called here.
+    auto classic = [](GpuStream*, const GpuBlasGemm&) {
+      return absl::InternalError("gemm: untimed choice ran the classic path");
+    };
+    ASSIGN_OR_RETURN(
+        choice, lt_->Choose(call, AllowsTf32(call), gpu_stream, 1, classic));
   }
   absl::MutexLock lock(&mu_);
-  if (choice.has_value()) {
+  if (choice.has_value() && !choice->classic) {
     return lt_->Run(*choice, gemm, gpu_stream, workspace_, kWorkspaceBytes);
   }
   return ClassicGemm(gpu_stream, call, gemm);

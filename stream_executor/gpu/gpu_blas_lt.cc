@@ -17,7 +17,7 @@ namespace {
 
 // Each candidate runs once untimed (first-launch costs), then this many
 // times back to back; the mean is its time.
-constexpr int kTimedRuns = 5;
+constexpr int kTimedRuns = 10;
 
 GpuBlasElementType ToElementType(blas::DataType type) {
   return type == blas::DataType::kF32 ? GpuBlasElementType::kF32
@@ -141,7 +141,7 @@ GpuBlasLt::Key GpuBlasLt::KeyOf(const blas::GemmCall& call, bool allow_tf32) {
 
 absl::StatusOr<std::optional<GpuBlasLt::Choice>> GpuBlasLt::Choose(
     const blas::GemmCall& call, bool allow_tf32, GpuStream* stream,
-    int candidates) {
+    int candidates, ClassicGemm classic) {
   bool time = candidates > 1 && !stream->IsCapturing();
   absl::MutexLock lock(&mu_);
   std::unique_ptr<Choice>& choice = choices_[KeyOf(call, allow_tf32)];
@@ -157,10 +157,11 @@ absl::StatusOr<std::optional<GpuBlasLt::Choice>> GpuBlasLt::Choose(
       choice->plan = nullptr;
       return std::nullopt;
     }
-    RETURN_IF_ERROR(ChooseAlgorithm(call, stream, 1, *choice));
+    RETURN_IF_ERROR(ChooseAlgorithm(call, stream, 1, classic, *choice));
   }
   if (choice->usable && choice->timed == 0 && time) {
-    RETURN_IF_ERROR(ChooseAlgorithm(call, stream, candidates, *choice));
+    RETURN_IF_ERROR(
+        ChooseAlgorithm(call, stream, candidates, classic, *choice));
   }
   if (!choice->usable) return std::nullopt;
   return *choice;
@@ -168,7 +169,7 @@ absl::StatusOr<std::optional<GpuBlasLt::Choice>> GpuBlasLt::Choose(
 
 absl::Status GpuBlasLt::ChooseAlgorithm(const blas::GemmCall& call,
                                         GpuStream* stream, int candidates,
-                                        Choice& choice) {
+                                        ClassicGemm classic, Choice& choice) {
   std::vector<GpuBlasLtAlgorithm> algorithms(candidates);
   int count = 0;
   absl::Status status = LibraryStatus(
@@ -184,22 +185,28 @@ absl::Status GpuBlasLt::ChooseAlgorithm(const blas::GemmCall& call,
   }
   algorithms.resize(count);
   int chosen = 0;
-  if (count > 1) {
-    ASSIGN_OR_RETURN(chosen, FastestOf(call, choice.plan, algorithms, stream));
+  if (candidates > 1) {
+    ASSIGN_OR_RETURN(chosen, FastestOf(call, choice.plan, algorithms, stream,
+                                       classic));
     if (chosen < 0) return absl::OkStatus();
   }
-  choice.algorithm = algorithms[chosen];
+  choice.classic = chosen == count;
+  if (!choice.classic) choice.algorithm = algorithms[chosen];
   choice.usable = true;
-  choice.timed = candidates > 1 ? count : 0;
-  VLOG(1) << blas_api_.display_name << " algorithm " << chosen << " of "
-          << count << (candidates > 1 ? " timed" : " by heuristic") << " for "
+  choice.timed = candidates > 1 ? count + 1 : 0;
+  VLOG(1) << blas_api_.display_name << " "
+          << (choice.classic ? std::string("classic entry point")
+                             : absl::StrCat("algorithm ", chosen))
+          << " of " << count
+          << (candidates > 1 ? " timed" : " by heuristic") << " for "
           << call.ToString();
   return absl::OkStatus();
 }
 
 absl::StatusOr<int> GpuBlasLt::FastestOf(
     const blas::GemmCall& call, GpuBlasLtPlan plan,
-    absl::Span<const GpuBlasLtAlgorithm> algorithms, GpuStream* stream) {
+    absl::Span<const GpuBlasLtAlgorithm> algorithms, GpuStream* stream,
+    ClassicGemm classic) {
   bool ta = call.transa == blas::Transpose::kTranspose;
   bool tb = call.transb == blas::Transpose::kTranspose;
   size_t workspace_bytes = 0;
@@ -208,6 +215,18 @@ absl::StatusOr<int> GpuBlasLt::FastestOf(
   }
   ScratchBuffers scratch(executor_);
   GpuBlasGemm gemm;
+  gemm.transpose_a = ta;
+  gemm.transpose_b = tb;
+  gemm.m = static_cast<int>(call.m);
+  gemm.n = static_cast<int>(call.n);
+  gemm.k = static_cast<int>(call.k);
+  gemm.lda = static_cast<int>(call.lda);
+  gemm.ldb = static_cast<int>(call.ldb);
+  gemm.ldc = static_cast<int>(call.ldc);
+  gemm.stride_a = call.stride_a;
+  gemm.stride_b = call.stride_b;
+  gemm.stride_c = call.stride_c;
+  gemm.batch_count = static_cast<int>(call.batch_count);
   gemm.alpha = &call.alpha;
   gemm.beta = &call.beta;
   ASSIGN_OR_RETURN(gemm.a, scratch.Allocate(
@@ -230,29 +249,31 @@ absl::StatusOr<int> GpuBlasLt::FastestOf(
   ASSIGN_OR_RETURN(void* workspace, scratch.Allocate(workspace_bytes, stream));
   RETURN_IF_ERROR(stream->BlockHostUntilDone());
 
+  // Candidate i < size() is algorithms[i]; size() is the classic path.
+  auto run = [&](size_t i) {
+    if (i == algorithms.size()) return classic(stream, gemm);
+    return LibraryStatus(
+        blas_api_.lt_matmul(handle_, plan, gemm, algorithms[i], workspace,
+                            workspace_bytes, stream->handle()),
+        "matmul");
+  };
   int fastest = -1;
   absl::Duration best = absl::InfiniteDuration();
-  for (int i = 0; i < static_cast<int>(algorithms.size()); ++i) {
-    auto run = [&] {
-      return LibraryStatus(
-          blas_api_.lt_matmul(handle_, plan, gemm, algorithms[i], workspace,
-                              workspace_bytes, stream->handle()),
-          "matmul");
-    };
-    // An algorithm the library offers but cannot run is skipped.
-    if (absl::Status status = run(); !status.ok()) {
-      VLOG(1) << "autotuning skips algorithm " << i << ": " << status;
+  for (size_t i = 0; i <= algorithms.size(); ++i) {
+    // A candidate the library offers but cannot run is skipped.
+    if (absl::Status status = run(i); !status.ok()) {
+      VLOG(1) << "autotuning skips candidate " << i << ": " << status;
       continue;
     }
     RETURN_IF_ERROR(stream->BlockHostUntilDone());
     absl::Time start = absl::Now();
-    for (int r = 0; r < kTimedRuns; ++r) RETURN_IF_ERROR(run());
+    for (int r = 0; r < kTimedRuns; ++r) RETURN_IF_ERROR(run(i));
     RETURN_IF_ERROR(stream->BlockHostUntilDone());
     absl::Duration elapsed = (absl::Now() - start) / kTimedRuns;
-    VLOG(2) << "algorithm " << i << ": " << elapsed;
+    VLOG(2) << "candidate " << i << ": " << elapsed;
     if (elapsed < best) {
       best = elapsed;
-      fastest = i;
+      fastest = static_cast<int>(i);
     }
   }
   return fastest;

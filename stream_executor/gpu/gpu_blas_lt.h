@@ -9,6 +9,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -35,6 +36,9 @@ class GpuBlasLt {
     GpuBlasLtAlgorithm algorithm;
     // Whether `algorithm` holds one; if not, the classic path serves.
     bool usable = false;
+    // Autotuning found the classic entry point faster than every
+    // algorithm: it serves the shape.
+    bool classic = false;
     // How many algorithms were timed to choose it (0: not timed).
     int timed = 0;
   };
@@ -58,9 +62,13 @@ class GpuBlasLt {
   // Otherwise the heuristic's first is kept, which needs no device work and
   // is legal under capture. Null when the library offers no algorithm for
   // the shape (the caller takes the classic path).
+  // `classic` runs the library's classic entry point on the given
+  // addresses; autotuning times it beside the algorithms.
+  using ClassicGemm =
+      absl::FunctionRef<absl::Status(GpuStream*, const GpuBlasGemm&)>;
   absl::StatusOr<std::optional<Choice>> Choose(const blas::GemmCall& call,
                                        bool allow_tf32, GpuStream* stream,
-                                       int candidates)
+                                       int candidates, ClassicGemm classic)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Enqueues `gemm` (addresses and scalars) with `choice` on `stream`.
@@ -88,13 +96,15 @@ class GpuBlasLt {
   // else the fastest of its best `candidates` on `stream`. Leaves the choice
   // as it was when the library offers none.
   absl::Status ChooseAlgorithm(const blas::GemmCall& call, GpuStream* stream,
-                               int candidates, Choice& choice)
+                               int candidates, ClassicGemm classic,
+                               Choice& choice)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Times `algorithms` on scratch operands for `call` and returns the index
-  // of the fastest that runs, or -1.
+  // Times `algorithms`, and the classic entry point, on scratch operands
+  // for `call`; returns the index of the fastest algorithm that runs,
+  // algorithms.size() for the classic entry point, or -1.
   absl::StatusOr<int> FastestOf(const blas::GemmCall& call, GpuBlasLtPlan plan,
                                 absl::Span<const GpuBlasLtAlgorithm> algorithms,
-                                GpuStream* stream)
+                                GpuStream* stream, ClassicGemm classic)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   GpuExecutor* const executor_;
