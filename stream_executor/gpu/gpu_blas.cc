@@ -95,9 +95,11 @@ GpuBlas::~GpuBlas() {
     LOG(ERROR) << "Destroying " << blas_api_.display_name << ": " << status;
     return;
   }
+  // Released before mu_ is taken: autotuning takes mu_ (for the classic
+  // path) while holding the matmul library's lock, never the reverse.
+  lt_.reset();
   {
     absl::MutexLock lock(&mu_);
-    lt_.reset();
     status = BlasStatus(blas_api_, blas_api_.destroy(handle_), "destroy");
     if (!status.ok()) LOG(ERROR) << status;
   }
@@ -133,7 +135,7 @@ absl::StatusOr<GpuStream*> GpuBlas::CheckCall(
 absl::Status GpuBlas::PrepareGemm(Stream* stream, const blas::GemmCall& call,
                                   int autotune_candidates) {
   ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
-  if (lt_ == nullptr) return absl::OkStatus();
+  if (!UsesLt(call)) return absl::OkStatus();
   RETURN_IF_ERROR(executor_->Activate());
   auto classic = [&](GpuStream* stream, const GpuBlasGemm& gemm) {
     absl::MutexLock lock(&mu_);
@@ -147,30 +149,13 @@ absl::Status GpuBlas::PrepareGemm(Stream* stream, const blas::GemmCall& call,
 
 absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
-  GpuBlasGemm gemm;
-  gemm.transpose_a = call.transa == blas::Transpose::kTranspose;
-  gemm.transpose_b = call.transb == blas::Transpose::kTranspose;
-  gemm.m = static_cast<int>(call.m);
-  gemm.n = static_cast<int>(call.n);
-  gemm.k = static_cast<int>(call.k);
-  gemm.alpha = &call.alpha;
-  gemm.beta = &call.beta;
-  gemm.a = call.a.opaque();
-  gemm.lda = static_cast<int>(call.lda);
-  gemm.stride_a = call.stride_a;
-  gemm.b = call.b.opaque();
-  gemm.ldb = static_cast<int>(call.ldb);
-  gemm.stride_b = call.stride_b;
-  gemm.c = call.c.opaque();
-  gemm.ldc = static_cast<int>(call.ldc);
-  gemm.stride_c = call.stride_c;
-  gemm.batch_count = static_cast<int>(call.batch_count);
+  const GpuBlasGemm gemm = ToGpuBlasGemm(call);
 
   VLOG(5) << blas_api_.display_name << " on stream " << gpu_stream->handle()
           << ": " << call.ToString();
   RETURN_IF_ERROR(executor_->Activate());
   std::optional<GpuBlasLt::Choice> choice;
-  if (lt_ != nullptr && GpuBlasLt::IsAligned(call)) {
+  if (UsesLt(call) && GpuBlasLt::IsAligned(call)) {
     // Without PrepareGemm the heuristic's first: no device work, so legal
     // under capture.
     // Nothing is timed, so the classic path is never called here.

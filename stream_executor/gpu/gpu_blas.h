@@ -35,8 +35,9 @@ class GpuBlas : public blas::BlasSupport {
   // Validates the call, then enqueues one f32 or bf16 strided batched gemm:
   // through the matmul library with the algorithm chosen for the shape
   // (PrepareGemm, or the heuristic's first when none was), or through the
-  // classic entry point when there is no matmul library, no algorithm, or
-  // an address or batch stride is less aligned than the algorithms assume.
+  // classic entry point when there is no matmul library, no algorithm, the
+  // call is a full-precision f32 one (UsesLt), or an address or batch
+  // stride is less aligned than the algorithms assume.
   absl::Status Gemm(Stream* stream, const blas::GemmCall& call) override;
 
   // Autotunes the shape in the matmul library (GpuBlasLt::Choose).
@@ -64,6 +65,15 @@ class GpuBlas : public blas::BlasSupport {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool AllowsTf32(const blas::GemmCall& call) const {
     return allow_tf32_ || call.allow_tf32;
+  }
+  // Whether `call` goes through the matmul library. Full-precision f32
+  // (FFMA) gemms stay on the classic entry point: on an H100 the
+  // transformer's f32 gemms ran 11% slower in a step with the algorithms
+  // autotuning preferred (timed back to back on operands hot in L2) than
+  // with cuBLAS's own choice; bf16 ones ran much faster (docs/benchmarks.md).
+  bool UsesLt(const blas::GemmCall& call) const {
+    return lt_ != nullptr &&
+           (call.type != blas::DataType::kF32 || AllowsTf32(call));
   }
   // Checks `call` and that `stream` is one of this executor's.
   absl::StatusOr<GpuStream*> CheckCall(Stream* stream,

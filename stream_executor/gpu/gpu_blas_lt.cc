@@ -25,19 +25,20 @@ GpuBlasElementType ToElementType(blas::DataType type) {
 }
 
 GpuBlasLtShape ShapeOf(const blas::GemmCall& call, bool allow_tf32) {
+  const GpuBlasGemm gemm = ToGpuBlasGemm(call);
   GpuBlasLtShape shape;
-  shape.transpose_a = call.transa == blas::Transpose::kTranspose;
-  shape.transpose_b = call.transb == blas::Transpose::kTranspose;
-  shape.m = static_cast<int>(call.m);
-  shape.n = static_cast<int>(call.n);
-  shape.k = static_cast<int>(call.k);
-  shape.lda = static_cast<int>(call.lda);
-  shape.ldb = static_cast<int>(call.ldb);
-  shape.ldc = static_cast<int>(call.ldc);
-  shape.stride_a = call.stride_a;
-  shape.stride_b = call.stride_b;
-  shape.stride_c = call.stride_c;
-  shape.batch_count = static_cast<int>(call.batch_count);
+  shape.transpose_a = gemm.transpose_a;
+  shape.transpose_b = gemm.transpose_b;
+  shape.m = gemm.m;
+  shape.n = gemm.n;
+  shape.k = gemm.k;
+  shape.lda = gemm.lda;
+  shape.ldb = gemm.ldb;
+  shape.ldc = gemm.ldc;
+  shape.stride_a = gemm.stride_a;
+  shape.stride_b = gemm.stride_b;
+  shape.stride_c = gemm.stride_c;
+  shape.batch_count = gemm.batch_count;
   shape.ab_type = ToElementType(call.type);
   shape.c_type = ToElementType(call.CType());
   shape.allow_tf32 = allow_tf32 && call.type == blas::DataType::kF32;
@@ -86,6 +87,28 @@ class ScratchBuffers {
 };
 
 }  // namespace
+
+GpuBlasGemm ToGpuBlasGemm(const blas::GemmCall& call) {
+  GpuBlasGemm gemm;
+  gemm.transpose_a = call.transa == blas::Transpose::kTranspose;
+  gemm.transpose_b = call.transb == blas::Transpose::kTranspose;
+  gemm.m = static_cast<int>(call.m);
+  gemm.n = static_cast<int>(call.n);
+  gemm.k = static_cast<int>(call.k);
+  gemm.alpha = &call.alpha;
+  gemm.beta = &call.beta;
+  gemm.a = call.a.opaque();
+  gemm.lda = static_cast<int>(call.lda);
+  gemm.stride_a = call.stride_a;
+  gemm.b = call.b.opaque();
+  gemm.ldb = static_cast<int>(call.ldb);
+  gemm.stride_b = call.stride_b;
+  gemm.c = call.c.opaque();
+  gemm.ldc = static_cast<int>(call.ldc);
+  gemm.stride_c = call.stride_c;
+  gemm.batch_count = static_cast<int>(call.batch_count);
+  return gemm;
+}
 
 absl::StatusOr<std::unique_ptr<GpuBlasLt>> GpuBlasLt::Create(
     GpuExecutor* executor, const GpuBlasApi& blas_api,
@@ -214,21 +237,7 @@ absl::StatusOr<int> GpuBlasLt::FastestOf(
     workspace_bytes = std::max(workspace_bytes, algorithm.workspace_bytes);
   }
   ScratchBuffers scratch(executor_);
-  GpuBlasGemm gemm;
-  gemm.transpose_a = ta;
-  gemm.transpose_b = tb;
-  gemm.m = static_cast<int>(call.m);
-  gemm.n = static_cast<int>(call.n);
-  gemm.k = static_cast<int>(call.k);
-  gemm.lda = static_cast<int>(call.lda);
-  gemm.ldb = static_cast<int>(call.ldb);
-  gemm.ldc = static_cast<int>(call.ldc);
-  gemm.stride_a = call.stride_a;
-  gemm.stride_b = call.stride_b;
-  gemm.stride_c = call.stride_c;
-  gemm.batch_count = static_cast<int>(call.batch_count);
-  gemm.alpha = &call.alpha;
-  gemm.beta = &call.beta;
+  GpuBlasGemm gemm = ToGpuBlasGemm(call);
   ASSIGN_OR_RETURN(gemm.a, scratch.Allocate(
                                ExtentBytes(ta ? call.k : call.m,
                                            ta ? call.m : call.k, call.lda,

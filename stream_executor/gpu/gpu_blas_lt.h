@@ -22,6 +22,10 @@ namespace stream_executor::gpu {
 class GpuExecutor;
 class GpuStream;
 
+// `call` as the table's entry points take it: dimensions as int (checked
+// by the caller), its addresses, and pointers to its alpha and beta.
+GpuBlasGemm ToGpuBlasGemm(const blas::GemmCall& call);
+
 // Algorithm selection for one executor's gemms through the matmul library
 // (cuBLASLt): one plan per distinct shape, layout, type and math mode, and
 // the algorithm chosen for it once, either the heuristic's first or the

@@ -318,6 +318,24 @@ class Emitter {
   std::string LoopBody() const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
   std::string ColumnReduceBody() const;
+  // Lanes [0, valid) of `lane` hold partial results in
+  // prefix + lane + suffix; halves them until one is left, in lane 0.
+  void HalvePartials(int64_t valid, const std::string& lane,
+                     const std::string& prefix, const std::string& suffix,
+                     std::string* body) const {
+    auto at = [&](const std::string& index) {
+      return absl::StrCat(prefix, index, suffix);
+    };
+    while (valid > 1) {
+      int64_t half = 1;
+      while (half * 2 < valid) half *= 2;
+      absl::StrAppend(
+          body, "    if (", lane, " < ", valid - half, ") ", at(lane), " = ",
+          Reduce(at(lane), at(absl::StrCat(lane, " + ", half))),
+          ";\n    __syncthreads();\n");
+      valid = half;
+    }
+  }
   std::string ScatterBody() const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const {
@@ -556,17 +574,8 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   absl::StrAppend(&body, "      acc = r == t ? ", Name(value), " : ",
                   Reduce("acc", Name(value)), ";\n",
                   "    }\n    partial[t] = acc;\n    __syncthreads();\n");
-  // Lanes [0, valid) hold partial results; halve until one is left.
-  int64_t valid = std::min<int64_t>(extent, threads);
-  while (valid > 1) {
-    int64_t half = 1;
-    while (half * 2 < valid) half *= 2;
-    absl::StrAppend(
-        &body, "    if (t < ", valid - half, ") partial[t] = ",
-        Reduce("partial[t]", absl::StrCat("partial[t + ", half, "]")),
-        ";\n    __syncthreads();\n");
-    valid = half;
-  }
+  HalvePartials(std::min<int64_t>(extent, threads), "t", "partial[", "]",
+                &body);
   absl::StrAppend(
       &body, "    if (t == 0) {\n",
       FinishReduce(parts, Reduce(Name(init), "partial[0]"), "      "),
@@ -601,16 +610,8 @@ std::string Emitter::ColumnReduceBody() const {
   absl::StrAppend(&body, "      acc = r == y ? ", Name(value), " : ",
                   Reduce("acc", Name(value)), ";\n",
                   "    }\n    partial[y][x] = acc;\n    __syncthreads();\n");
-  int64_t valid = std::min<int64_t>(extent, kRows);
-  while (valid > 1) {
-    int64_t half = 1;
-    while (half * 2 < valid) half *= 2;
-    absl::StrAppend(&body, "    if (y < ", valid - half, ") partial[y][x] = ",
-                    Reduce("partial[y][x]",
-                           absl::StrCat("partial[y + ", half, "][x]")),
-                    ";\n    __syncthreads();\n");
-    valid = half;
-  }
+  HalvePartials(std::min<int64_t>(extent, kRows), "y", "partial[", "][x]",
+                &body);
   absl::StrAppend(
       &body, "    if (y == 0 && live) {\n",
       FinishReduce(parts, Reduce(Name(init), "partial[0][x]"), "      "),
