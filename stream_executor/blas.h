@@ -60,6 +60,17 @@ class BlasSupport {
  public:
   virtual ~BlasSupport() = default;
   virtual absl::Status Gemm(Stream* stream, const GemmCall& call) = 0;
+
+  // Chooses, once per distinct shape, layout and type, how later Gemm calls
+  // shaped like `call` run (its addresses are not read; its sizes are).
+  // With `autotune_candidates` > 1 a library with several algorithms times
+  // up to that many on `stream`, which must not be capturing; the choice is
+  // then fixed, so results do not change from call to call. Libraries
+  // without a choice only validate the call.
+  virtual absl::Status PrepareGemm(Stream* stream, const GemmCall& call,
+                                   int autotune_candidates) {
+    return call.Validate();
+  }
 };
 
 }  // namespace blas

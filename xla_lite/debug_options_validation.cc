@@ -30,6 +30,7 @@ constexpr FieldRange kFieldRanges[] = {
     {"xla_gpu_collective_timeout_seconds", 0, 24 * 3600},
     // 0 picks the default.
     {"xla_gpu_max_loop_iterations", 0, int64_t{1} << 40},
+    {"xla_gpu_autotune_level", 0, 4},
 };
 
 }  // namespace

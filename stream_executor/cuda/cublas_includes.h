@@ -13,10 +13,12 @@
 struct __half;
 struct __nv_bfloat16;
 #include "cublas_v2.h"
+#include "cublasLt.h"
 #undef __CUDA_FP16_H__
 #undef __CUDA_BF16_H__
 #else
 #include "cublas_v2.h"
+#include "cublasLt.h"
 #endif
 
 #endif  // STREAM_EXECUTOR_CUDA_CUBLAS_INCLUDES_H_

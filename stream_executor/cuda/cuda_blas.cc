@@ -3,6 +3,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/cuda/cublas_includes.h"
+#include "stream_executor/cuda/cuda_blas_lt.h"
 #include "stream_executor/gpu/dso_loader.h"
 
 namespace stream_executor::cuda {
@@ -112,10 +113,10 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
   // cuBLAS finds cuBLASLt through its own RUNPATH when loaded by path, but
   // not when found by soname in an unusual place; loading it first, globally,
   // covers both and names the missing library precisely.
-  RETURN_IF_ERROR(
+  ASSIGN_OR_RETURN(
+      void* lt_library,
       gpu::OpenLibrary(kLtDisplayName, gpu::LibraryCandidates(
-                                           "libcublasLt.so.13", {kCudaLibDir}))
-          .status());
+                                           "libcublasLt.so.13", {kCudaLibDir})));
   ASSIGN_OR_RETURN(
       void* library,
       gpu::OpenLibrary(kDisplayName, gpu::LibraryCandidates("libcublas.so.13",
@@ -135,7 +136,7 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
   RETURN_IF_ERROR(
       resolve("cublasGemmStridedBatchedEx", &f.gemm_strided_batched_ex));
 
-  static const gpu::GpuBlasApi api = {
+  static gpu::GpuBlasApi api = {
       .display_name = kDisplayName,
       .error_string = &ErrorString,
       .create = &Create,
@@ -147,6 +148,9 @@ absl::StatusOr<const gpu::GpuBlasApi*> Load() {
       .bf16_gemm_strided_batched = &Bf16GemmStridedBatched,
       .bf16_f32_gemm_strided_batched = &Bf16F32GemmStridedBatched,
   };
+  // Without the matmul entry points every gemm takes the classic path.
+  absl::Status lt = FillCublasLtEntries(lt_library, api);
+  if (!lt.ok()) LOG(WARNING) << "cuBLASLt matmul unavailable: " << lt;
   VLOG(1) << "Loaded cuBLAS";
   return &api;
 }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -75,13 +76,16 @@ absl::StatusOr<std::unique_ptr<GpuBlas>> GpuBlas::Create(
                                     : GpuBlasMathMode::kFullPrecision;
   RETURN_IF_ERROR(BlasStatus(blas_api, blas_api.set_math_mode(handle, mode),
                              "set math mode"));
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuBlasLt> lt,
+                   GpuBlasLt::Create(executor, blas_api, kWorkspaceBytes));
   std::move(destroy_handle).Cancel();
   std::move(free_workspace).Cancel();
   VLOG(1) << "Created " << blas_api.display_name << " handle on device "
           << executor->device_ordinal() << " with a " << (kWorkspaceBytes >> 20)
-          << " MiB workspace" << (allow_tf32 ? ", TF32 allowed" : ", full f32");
-  return std::unique_ptr<GpuBlas>(
-      new GpuBlas(executor, blas_api, handle, workspace, allow_tf32));
+          << " MiB workspace" << (allow_tf32 ? ", TF32 allowed" : ", full f32")
+          << (lt != nullptr ? ", matmul algorithm selection" : "");
+  return std::unique_ptr<GpuBlas>(new GpuBlas(
+      executor, blas_api, handle, workspace, allow_tf32, std::move(lt)));
 }
 
 GpuBlas::~GpuBlas() {
@@ -91,6 +95,9 @@ GpuBlas::~GpuBlas() {
     LOG(ERROR) << "Destroying " << blas_api_.display_name << ": " << status;
     return;
   }
+  // Released before mu_ is taken: autotuning takes mu_ (for the classic
+  // path) while holding the matmul library's lock, never the reverse.
+  lt_.reset();
   {
     absl::MutexLock lock(&mu_);
     status = BlasStatus(blas_api_, blas_api_.destroy(handle_), "destroy");
@@ -113,7 +120,8 @@ absl::Status GpuBlas::SetMathModeFor(const blas::GemmCall& call) {
   return absl::OkStatus();
 }
 
-absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
+absl::StatusOr<GpuStream*> GpuBlas::CheckCall(
+    Stream* stream, const blas::GemmCall& call) const {
   RETURN_IF_ERROR(call.Validate());
   RETURN_IF_ERROR(CheckDimensions(call));
   auto* gpu_stream = dynamic_cast<GpuStream*>(stream);
@@ -121,30 +129,52 @@ absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
     return absl::InvalidArgumentError(
         "gemm: the stream belongs to another executor or platform");
   }
+  return gpu_stream;
+}
 
-  GpuBlasGemm gemm;
-  gemm.transpose_a = call.transa == blas::Transpose::kTranspose;
-  gemm.transpose_b = call.transb == blas::Transpose::kTranspose;
-  gemm.m = static_cast<int>(call.m);
-  gemm.n = static_cast<int>(call.n);
-  gemm.k = static_cast<int>(call.k);
-  gemm.alpha = &call.alpha;
-  gemm.beta = &call.beta;
-  gemm.a = call.a.opaque();
-  gemm.lda = static_cast<int>(call.lda);
-  gemm.stride_a = call.stride_a;
-  gemm.b = call.b.opaque();
-  gemm.ldb = static_cast<int>(call.ldb);
-  gemm.stride_b = call.stride_b;
-  gemm.c = call.c.opaque();
-  gemm.ldc = static_cast<int>(call.ldc);
-  gemm.stride_c = call.stride_c;
-  gemm.batch_count = static_cast<int>(call.batch_count);
+absl::Status GpuBlas::PrepareGemm(Stream* stream, const blas::GemmCall& call,
+                                  int autotune_candidates) {
+  ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
+  if (!UsesLt(call)) return absl::OkStatus();
+  RETURN_IF_ERROR(executor_->Activate());
+  auto classic = [&](GpuStream* stream, const GpuBlasGemm& gemm) {
+    absl::MutexLock lock(&mu_);
+    return ClassicGemm(stream, call, gemm);
+  };
+  return lt_
+      ->Choose(call, AllowsTf32(call), gpu_stream, autotune_candidates,
+               classic)
+      .status();
+}
+
+absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
+  ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
+  const GpuBlasGemm gemm = ToGpuBlasGemm(call);
 
   VLOG(5) << blas_api_.display_name << " on stream " << gpu_stream->handle()
           << ": " << call.ToString();
   RETURN_IF_ERROR(executor_->Activate());
+  std::optional<GpuBlasLt::Choice> choice;
+  if (UsesLt(call) && GpuBlasLt::IsAligned(call)) {
+    // Without PrepareGemm the heuristic's first: no device work, so legal
+    // under capture.
+    // Nothing is timed, so the classic path is never called here.
+    auto classic = [](GpuStream*, const GpuBlasGemm&) {
+      return absl::InternalError("gemm: untimed choice ran the classic path");
+    };
+    ASSIGN_OR_RETURN(
+        choice, lt_->Choose(call, AllowsTf32(call), gpu_stream, 1, classic));
+  }
   absl::MutexLock lock(&mu_);
+  if (choice.has_value() && !choice->classic) {
+    return lt_->Run(*choice, gemm, gpu_stream, workspace_, kWorkspaceBytes);
+  }
+  return ClassicGemm(gpu_stream, call, gemm);
+}
+
+absl::Status GpuBlas::ClassicGemm(GpuStream* gpu_stream,
+                                  const blas::GemmCall& call,
+                                  const GpuBlasGemm& gemm) {
   RETURN_IF_ERROR(
       BlasStatus(blas_api_, blas_api_.set_stream(handle_, gpu_stream->handle()),
                  "set stream"));

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -10,10 +11,12 @@
 #include "absl/synchronization/mutex.h"
 #include "stream_executor/blas.h"
 #include "stream_executor/gpu/gpu_blas_api.h"
+#include "stream_executor/gpu/gpu_blas_lt.h"
 
 namespace stream_executor::gpu {
 
 class GpuExecutor;
+class GpuStream;
 
 // cuBLAS / hipBLAS behind blas::BlasSupport: one handle per executor, bound
 // to a workspace allocated up front so that no call allocates, which keeps
@@ -29,14 +32,28 @@ class GpuBlas : public blas::BlasSupport {
       GpuExecutor* executor, const GpuBlasApi& blas_api, bool allow_tf32);
   ~GpuBlas() override;
 
-  // Validates the call, then enqueues one f32 or bf16 strided batched gemm.
+  // Validates the call, then enqueues one f32 or bf16 strided batched gemm:
+  // through the matmul library with the algorithm chosen for the shape
+  // (PrepareGemm, or the heuristic's first when none was), or through the
+  // classic entry point when there is no matmul library, no algorithm, the
+  // call is a full-precision f32 one (UsesLt), or an address or batch
+  // stride is less aligned than the algorithms assume.
   absl::Status Gemm(Stream* stream, const blas::GemmCall& call) override;
+
+  // Autotunes the shape in the matmul library (GpuBlasLt::Choose).
+  absl::Status PrepareGemm(Stream* stream, const blas::GemmCall& call,
+                           int autotune_candidates) override;
+
+  // The matmul library's algorithm choices; null without one.
+  const GpuBlasLt* lt() const { return lt_.get(); }
 
  private:
   GpuBlas(GpuExecutor* executor, const GpuBlasApi& blas_api,
-          GpuBlasHandle handle, void* workspace, bool allow_tf32)
+          GpuBlasHandle handle, void* workspace, bool allow_tf32,
+          std::unique_ptr<GpuBlasLt> lt)
       : executor_(executor),
         blas_api_(blas_api),
+        lt_(std::move(lt)),
         allow_tf32_(allow_tf32),
         handle_(handle),
         math_mode_(allow_tf32 ? GpuBlasMathMode::kAllowTf32
@@ -46,9 +63,30 @@ class GpuBlas : public blas::BlasSupport {
   // Sets the handle's math mode for `call` when it differs from the last.
   absl::Status SetMathModeFor(const blas::GemmCall& call)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool AllowsTf32(const blas::GemmCall& call) const {
+    return allow_tf32_ || call.allow_tf32;
+  }
+  // Whether `call` goes through the matmul library. Full-precision f32
+  // (FFMA) gemms stay on the classic entry point: on an H100 the
+  // transformer's f32 gemms ran 11% slower in a step with the algorithms
+  // autotuning preferred (timed back to back on operands hot in L2) than
+  // with cuBLAS's own choice; bf16 ones ran much faster (docs/benchmarks.md).
+  bool UsesLt(const blas::GemmCall& call) const {
+    return lt_ != nullptr &&
+           (call.type != blas::DataType::kF32 || AllowsTf32(call));
+  }
+  // Checks `call` and that `stream` is one of this executor's.
+  absl::StatusOr<GpuStream*> CheckCall(Stream* stream,
+                                       const blas::GemmCall& call) const;
+  // The classic entry points, with `stream` bound to the handle.
+  absl::Status ClassicGemm(GpuStream* stream, const blas::GemmCall& call,
+                           const GpuBlasGemm& gemm)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   GpuExecutor* const executor_;
   const GpuBlasApi& blas_api_;
+  // Set at creation; reset only when the handle is destroyed.
+  std::unique_ptr<GpuBlasLt> lt_;
   // The executor's TF32 permission, for every f32 call.
   const bool allow_tf32_;
 

@@ -68,6 +68,20 @@ TEST(FlagRangesTest, ValuesInRangeAreKept) {
           .ok());
 }
 
+TEST(FlagRangesTest, AutotuneLevelIsZeroToFour) {
+  DebugOptions options = DefaultDebugOptions();
+  EXPECT_EQ(options.xla_gpu_autotune_level(), 0);
+  ASSERT_TRUE(
+      ParseFlagsIntoDebugOptions("--xla_gpu_autotune_level=4", &options).ok());
+  EXPECT_EQ(options.xla_gpu_autotune_level(), 4);
+  for (const char* flag :
+       {"--xla_gpu_autotune_level=5", "--xla_gpu_autotune_level=-1"}) {
+    absl::Status status = ParseFlagsIntoDebugOptions(flag, &options);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << flag;
+    EXPECT_EQ(options.xla_gpu_autotune_level(), 4) << flag;
+  }
+}
+
 TEST(FlagRangesTest, PresetsAreCheckedToo) {
   const std::string path = ::testing::TempDir() + "/negative.txtpb";
   std::ofstream(path) << "xla_gpu_graph_min_graph_size: -4\n";

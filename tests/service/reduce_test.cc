@@ -76,6 +76,35 @@ TEST_P(ReduceTest, LargeExtentsUseBlockReductions) {
   ExpectMatchesEvaluator(Reduce("f32", "4097", "", "0", "add", "0"));
 }
 
+TEST_P(ReduceTest, ColumnReductionsOverManyRows) {
+  // Reductions over leading dimensions: lanes over outputs, split in two
+  // kernels from 256 rows on; column counts that fill no warp exactly, and
+  // a fused producer.
+  ExpectMatchesEvaluator(Reduce("f32", "2048,256", "256", "0", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "16,128,40", "40", "0,1", "add", "1"));
+  ExpectMatchesEvaluator(
+      Reduce("f32", "600,70", "70", "0", "maximum", "-inf"));
+  ExpectMatchesEvaluator(Reduce("f32", "24,33", "33", "0", "minimum", "inf"));
+  ExpectMatchesEvaluator(R"(
+HloModule bias_and_scale_gradients
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY main {
+  dy = f32[512,96] parameter(0)
+  x = f32[512,96] parameter(1)
+  zero = f32[] constant(0)
+  p = f32[512,96] multiply(dy, x)
+  scale = f32[96] reduce(p, zero), dimensions={0}, to_apply=add
+  bias = f32[96] reduce(dy, zero), dimensions={0}, to_apply=add
+  ROOT t = (f32[96], f32[96]) tuple(scale, bias)
+})");
+}
+
 TEST_P(ReduceTest, InitThatIsNotAnIdentityIsAppliedOnce) {
   ExpectMatchesEvaluator(Reduce("f32", "4,10", "4", "1", "add", "1.5"));
   ExpectMatchesEvaluator(Reduce("f32", "4,300", "4", "1", "add", "1.5"));

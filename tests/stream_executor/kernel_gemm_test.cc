@@ -23,10 +23,12 @@ class KernelGemmTest : public PlatformTest {
   // Runs `g` through `blas` on random operands (bf16 ones, rounded before
   // the reference sees them, when `bf16_operands`) with an f32 C, and
   // checks C: every element against the reference, the padding between
-  // its columns untouched.
+  // its columns untouched. With `autotune_candidates` > 0 the shape is
+  // prepared (autotuned) first, and a second run must give the same bits.
   void ExpectGemmMatchesReference(se::blas::BlasSupport* blas,
                                   se::Stream* stream, const GemmCase& g,
-                                  bool bf16_operands, std::mt19937& rng);
+                                  bool bf16_operands, std::mt19937& rng,
+                                  int autotune_candidates = 0);
 
   template <typename T>
   se::ScopedDeviceAddress Upload(const std::vector<T>& host) {
@@ -128,7 +130,8 @@ void KernelGemmTest::ExpectGemmMatchesReference(se::blas::BlasSupport* blas,
                                                 se::Stream* stream,
                                                 const GemmCase& g,
                                                 bool bf16_operands,
-                                                std::mt19937& rng) {
+                                                std::mt19937& rng,
+                                                int autotune_candidates) {
   bool ta = g.ta == Transpose::kTranspose, tb = g.tb == Transpose::kTranspose;
   int lda = (ta ? g.k : g.m) + g.pad, ldb = (tb ? g.n : g.k) + g.pad,
       ldc = g.m + g.pad;
@@ -156,10 +159,26 @@ void KernelGemmTest::ExpectGemmMatchesReference(se::blas::BlasSupport* blas,
   call.lda = lda, call.ldb = ldb, call.ldc = ldc;
   call.batch_count = g.batch;
   call.stride_a = sa, call.stride_b = sb, call.stride_c = sc;
+  if (autotune_candidates > 0) {
+    absl::Status prepared =
+        blas->PrepareGemm(stream, call, autotune_candidates);
+    ASSERT_TRUE(prepared.ok()) << prepared;
+  }
   ASSERT_TRUE(blas->Gemm(stream, call).ok()) << call.ToString();
   ASSERT_TRUE(stream->BlockHostUntilDone().ok());
   std::vector<float> want = ReferenceGemm(g, a, lda, b, ldb, c, ldc);
   std::vector<float> got = Download<float>(dc);
+  if (autotune_candidates > 0) {
+    se::DeviceAddressBase c_address = dc.cref();
+    ASSERT_TRUE(executor_
+                    ->SynchronousMemcpyH2D(c.data(), c.size() * sizeof(float),
+                                           &c_address)
+                    .ok());
+    ASSERT_TRUE(blas->Gemm(stream, call).ok()) << call.ToString();
+    ASSERT_TRUE(stream->BlockHostUntilDone().ok());
+    EXPECT_EQ(Download<float>(dc), got)
+        << call.ToString() << ": the chosen algorithm changed between calls";
+  }
   for (int bt = 0; bt < g.batch; ++bt) {
     for (int j = 0; j < g.n; ++j) {
       for (int i = 0; i < ldc; ++i) {
@@ -300,6 +319,59 @@ TEST_P(KernelGemmTest, GemmBf16ToF32MatchesReference) {
   for (const GemmCase& g : cases) {
     ExpectGemmMatchesReference(*blas, stream->get(), g, true, rng);
   }
+}
+
+// Gemms whose shape was prepared with autotuning (the library times its
+// candidate algorithms once and keeps the fastest) compute the same products,
+// and the same bits on every call, as unprepared ones.
+TEST_P(KernelGemmTest, AutotunedGemmsMatchReferenceAndRepeatExactly) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) {
+    ASSERT_FALSE(PlatformRequired(GetParam())) << blas.status();
+    GTEST_SKIP() << "no BLAS on " << GetParam() << ": " << blas.status();
+  }
+  std::mt19937 rng(11);
+  const std::vector<GemmCase> f32_cases = {
+      {Transpose::kNoTranspose, Transpose::kNoTranspose, 128, 256, 512, 0, 1,
+       1, 0},
+      {Transpose::kTranspose, Transpose::kNoTranspose, 64, 96, 1024, 0, 1, 1,
+       0},
+      {Transpose::kNoTranspose, Transpose::kTranspose, 32, 64, 128, 0, 4, 0.5,
+       1},
+      // Unaligned leading dimensions and strides take the classic path.
+      {Transpose::kNoTranspose, Transpose::kNoTranspose, 13, 9, 33, 1, 3, 1,
+       0},
+  };
+  const std::vector<GemmCase> bf16_cases = {
+      {Transpose::kNoTranspose, Transpose::kTranspose, 64, 128, 256, 0, 2, 1,
+       0},
+      {Transpose::kTranspose, Transpose::kNoTranspose, 32, 32, 64, 0, 8, 1,
+       0.5},
+  };
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  for (const GemmCase& g : f32_cases) {
+    ExpectGemmMatchesReference(*blas, stream->get(), g, false, rng, 8);
+  }
+  for (const GemmCase& g : bf16_cases) {
+    ExpectGemmMatchesReference(*blas, stream->get(), g, true, rng, 8);
+  }
+}
+
+TEST_P(KernelGemmTest, PrepareGemmChecksTheCall) {
+  auto blas = executor_->AsBlas();
+  if (!blas.ok()) GTEST_SKIP() << blas.status();
+  auto small = Upload(std::vector<float>(10));
+  se::blas::GemmCall call;
+  call.m = call.n = call.k = 8;
+  call.a = call.b = call.c = small.cref();
+  call.lda = call.ldb = call.ldc = 8;
+  auto stream = executor_->CreateStream();
+  ASSERT_TRUE(stream.ok());
+  absl::Status status = (*blas)->PrepareGemm(stream->get(), call, 4);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("holds 40 bytes"), std::string::npos)
+      << status;
 }
 
 TEST_P(KernelGemmTest, GemmRejectsF32OperandsWithBf16Output) {

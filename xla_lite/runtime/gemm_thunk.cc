@@ -1,6 +1,7 @@
 #include "xla_lite/runtime/gemm_thunk.h"
 
 #include <utility>
+#include <vector>
 
 #include "base/status_macros.h"
 #include "glog/logging.h"
@@ -22,7 +23,19 @@ GemmThunk::GemmThunk(std::string name, GemmConfig config,
 }
 
 absl::Status GemmThunk::Initialize(const InitializeParams& params) {
-  return params.executor->AsBlas().status();
+  ASSIGN_OR_RETURN(se::blas::BlasSupport * blas, params.executor->AsBlas());
+  if (params.stream == nullptr) return absl::OkStatus();
+  int level = params.debug_options == nullptr
+                  ? 0
+                  : params.debug_options->xla_gpu_autotune_level();
+  // Every call of one gemm has the same shape; only the addresses differ,
+  // and choosing reads none.
+  std::vector<se::blas::GemmCall> calls = config_.ToBlasCalls(
+      se::DeviceAddressBase(nullptr, lhs_.size()),
+      se::DeviceAddressBase(nullptr, rhs_.size()),
+      se::DeviceAddressBase(nullptr, output_.size()));
+  if (calls.empty()) return absl::OkStatus();
+  return blas->PrepareGemm(params.stream, calls.front(), 4 * level);
 }
 
 absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) {

@@ -26,7 +26,8 @@ class GemmThunk : public Thunk {
             BufferAllocation::Slice rhs, BufferAllocation::Slice output);
 
   // Creates the BLAS library here, so that its workspace is allocated
-  // before any execution and never under stream capture.
+  // before any execution and never under stream capture, and lets it choose
+  // the gemm's algorithm (autotuned as xla_gpu_autotune_level says).
   absl::Status Initialize(const InitializeParams& params) override;
   absl::Status ExecuteOnStream(const ExecuteParams& params) override;
   BufferUses buffer_uses() const override;

@@ -16,6 +16,7 @@
 #include "xla_lite/service/execution_plan.h"
 #include "xla_lite/service/hlo_simplifier.h"
 #include "xla_lite/service/layout_normalization.h"
+#include "xla_lite/service/reduction_splitter.h"
 #include "xla_lite/service/thunk_emitter.h"
 
 namespace xla_lite {
@@ -63,6 +64,7 @@ absl::Status RunHloPasses(HloModule* module) {
   RETURN_IF_ERROR(NormalizeLayouts(module));
   RETURN_IF_ERROR(SimplifyHlo(module));
   RETURN_IF_ERROR(CanonicalizeDots(module));
+  RETURN_IF_ERROR(SplitColumnReductions(module));
   RETURN_IF_ERROR(SimplifyHlo(module));
   VLOG(2) << "after HLO passes:\n" << module->ToString();
   return absl::OkStatus();

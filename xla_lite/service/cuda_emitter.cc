@@ -21,6 +21,10 @@ namespace {
 // Below this reduced extent a thread per output loops over the elements;
 // from it on a block per output shares the work.
 constexpr int64_t kBlockReductionMinExtent = 64;
+// From this reduced extent on, a reduction over columns gives each output
+// several threads (ReductionStrategy::column).
+constexpr int64_t kColumnReductionMinExtent =
+    2 * ReductionStrategy::kColumnRows;
 constexpr int kLoopThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
 
@@ -313,6 +317,25 @@ class Emitter {
 
   std::string LoopBody() const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
+  std::string ColumnReduceBody() const;
+  // Lanes [0, valid) of `lane` hold partial results in
+  // prefix + lane + suffix; halves them until one is left, in lane 0.
+  void HalvePartials(int64_t valid, const std::string& lane,
+                     const std::string& prefix, const std::string& suffix,
+                     std::string* body) const {
+    auto at = [&](const std::string& index) {
+      return absl::StrCat(prefix, index, suffix);
+    };
+    while (valid > 1) {
+      int64_t half = 1;
+      while (half * 2 < valid) half *= 2;
+      absl::StrAppend(
+          body, "    if (", lane, " < ", valid - half, ") ", at(lane), " = ",
+          Reduce(at(lane), at(absl::StrCat(lane, " + ", half))),
+          ";\n    __syncthreads();\n");
+      valid = half;
+    }
+  }
   std::string ScatterBody() const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const {
@@ -528,6 +551,7 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   const ReduceParts parts = SplitReduce();
   const char* ctype = ComputeType(type);
   std::string body;
+  if (strategy.column) return ColumnReduceBody();
   if (!strategy.block_per_output) {
     absl::StrAppend(
         &body, "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
@@ -550,22 +574,72 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   absl::StrAppend(&body, "      acc = r == t ? ", Name(value), " : ",
                   Reduce("acc", Name(value)), ";\n",
                   "    }\n    partial[t] = acc;\n    __syncthreads();\n");
-  // Lanes [0, valid) hold partial results; halve until one is left.
-  int64_t valid = std::min<int64_t>(extent, threads);
-  while (valid > 1) {
-    int64_t half = 1;
-    while (half * 2 < valid) half *= 2;
-    absl::StrAppend(
-        &body, "    if (t < ", valid - half, ") partial[t] = ",
-        Reduce("partial[t]", absl::StrCat("partial[t + ", half, "]")),
-        ";\n    __syncthreads();\n");
-    valid = half;
-  }
+  HalvePartials(std::min<int64_t>(extent, threads), "t", "partial[", "]",
+                &body);
   absl::StrAppend(
       &body, "    if (t == 0) {\n",
       FinishReduce(parts, Reduce(Name(init), "partial[0]"), "      "),
       "    }\n    __syncthreads();\n  }\n");
   return body;
+}
+
+// Lane x of row y holds outputs base + x; rows fold strided shares of the
+// reduced elements, then halve in shared memory. Lanes past the last output
+// compute at the last one (every index stays in bounds) and store nothing.
+std::string Emitter::ColumnReduceBody() const {
+  constexpr int kLanes = ReductionStrategy::kColumnLanes;
+  constexpr int kRows = ReductionStrategy::kColumnRows;
+  const int64_t outputs = program_.outputs()[0].buffer.element_count;
+  const int64_t extent = program_.reduced_elements();
+  const int init = program_.init_op();
+  const int value = program_.value_op();
+  const ReduceParts parts = SplitReduce();
+  const char* ctype = ComputeType(program_.op(value).type);
+  std::string body = absl::StrCat(
+      "  __shared__ ", ctype, " partial[", kRows, "][", kLanes, "];\n",
+      "  const idx_t x = threadIdx.x % ", kLanes, ", y = threadIdx.x / ",
+      kLanes, ";\n", "  for (idx_t base = (idx_t)blockIdx.x * ", kLanes,
+      "; base < ", outputs, "; base += (idx_t)gridDim.x * ", kLanes, ") {\n",
+      "    const bool live = base + x < ", outputs, ";\n",
+      "    const idx_t i = live ? base + x : ", outputs - 1, ";\n");
+  EmitOps(parts.outer, "    ", &body);
+  absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
+                  "    for (idx_t r = y; r < ", extent, "; r += ", kRows,
+                  ") {\n");
+  EmitOps(parts.inner, "      ", &body);
+  absl::StrAppend(&body, "      acc = r == y ? ", Name(value), " : ",
+                  Reduce("acc", Name(value)), ";\n",
+                  "    }\n    partial[y][x] = acc;\n    __syncthreads();\n");
+  HalvePartials(std::min<int64_t>(extent, kRows), "y", "partial[", "][x]",
+                &body);
+  absl::StrAppend(
+      &body, "    if (y == 0 && live) {\n",
+      FinishReduce(parts, Reduce(Name(init), "partial[0][x]"), "      "),
+      "    }\n    __syncthreads();\n  }\n");
+  return body;
+}
+
+// Whether consecutive outputs read consecutive elements of some input
+// while the reduced elements of one output lie apart: then lanes over
+// outputs coalesce and lanes over reduced elements would not.
+bool ReadsColumns(const KernelProgram& program) {
+  if (program.outputs()[0].buffer.element_count < 2 ||
+      program.reduced_elements() < 2) {
+    return false;
+  }
+  bool columns = false;
+  for (int id : program.Closure({program.value_op()})) {
+    const ExprOp& op = program.op(id);
+    if (op.kind != ExprKind::kLoad) continue;
+    int index = op.operands[0];
+    if (program.DependsOnData(index)) continue;
+    int64_t at = EvaluateIndex(program, index, 0, 0);
+    int64_t next_output = EvaluateIndex(program, index, 1, 0) - at;
+    int64_t next_reduced = EvaluateIndex(program, index, 0, 1) - at;
+    if (next_reduced == 1) return false;  // A row: lanes over r coalesce.
+    if (next_output == 1) columns = true;
+  }
+  return columns;
 }
 
 bool NeedsWideIndex(const KernelProgram& program) {
@@ -584,6 +658,13 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
   ReductionStrategy strategy;
   int64_t extent = program.reduced_elements();
   strategy.block_per_output = extent >= kBlockReductionMinExtent;
+  if (extent >= kColumnReductionMinExtent && ReadsColumns(program)) {
+    strategy.block_per_output = false;
+    strategy.column = true;
+    strategy.threads_per_block =
+        ReductionStrategy::kColumnLanes * ReductionStrategy::kColumnRows;
+    return strategy;
+  }
   int threads = 32;
   while (threads < extent && threads < 256) threads *= 2;
   strategy.threads_per_block = strategy.block_per_output ? threads : kLoopThreads;
@@ -594,6 +675,13 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
   if (program.kind() == KernelProgram::Kind::kReduce) {
     ReductionStrategy strategy = ChooseReductionStrategy(program);
     int64_t outputs = program.outputs()[0].buffer.element_count;
+    if (strategy.column) {
+      int64_t lanes = ReductionStrategy::kColumnLanes;
+      return se::LaunchDimensions(
+          static_cast<uint32_t>(
+              std::clamp<int64_t>((outputs + lanes - 1) / lanes, 1, kMaxBlocks)),
+          strategy.threads_per_block);
+    }
     if (strategy.block_per_output) {
       return se::LaunchDimensions(
           static_cast<uint32_t>(std::clamp<int64_t>(outputs, 1, kMaxBlocks)),

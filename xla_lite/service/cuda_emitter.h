@@ -15,9 +15,16 @@ namespace xla_lite::gpu {
 
 // How a reduce kernel spreads its work: one thread per output with a plain
 // loop when the reduced extent is small, else one block per output with a
-// shared-memory tree.
+// shared-memory tree; or, when consecutive outputs read consecutive
+// elements (a reduction over outer dimensions: bias and LayerNorm
+// gradients), kColumnLanes consecutive outputs per block, each folded by
+// kColumnRows threads, so every warp's loads are coalesced.
 struct ReductionStrategy {
+  static constexpr int kColumnLanes = 32;
+  static constexpr int kColumnRows = 8;
+
   bool block_per_output = false;
+  bool column = false;
   int threads_per_block = 256;
 };
 ReductionStrategy ChooseReductionStrategy(const KernelProgram& program);

@@ -33,7 +33,8 @@ std::optional<RowForm> AsRows(const PlannedOp& op) {
       return RowForm{op.stages, op.rows};
     case PlannedOp::Kind::kReduceKernel: {
       const KernelProgram& program = *op.program;
-      if (ChooseReductionStrategy(program).block_per_output ||
+      ReductionStrategy strategy = ChooseReductionStrategy(program);
+      if (strategy.block_per_output || strategy.column ||
           program.reduced_elements() > kMaxRowLength) {
         return std::nullopt;
       }
