@@ -17,4 +17,12 @@ grep -q "no_such_flag" <<<"$out" || fail "error does not name the flag: $out"
 
 out=$("$bin" info --platform=tpu 2>&1) && fail "unknown platform accepted"
 grep -q "not built into this binary" <<<"$out" || fail "unclear error: $out"
+# Help is an answer, not an error: usage and flags on stdout, exit 0.
+for ask in --help -h help "train --help"; do
+  out=$("$bin" $ask 2>/dev/null) || fail "'$ask' exited non-zero"
+  grep -q "^usage: xla_lite <subcommand>" <<<"$out" || fail "'$ask': no usage: $out"
+  grep -q -- "--platform" <<<"$out" || fail "'$ask': flags not listed: $out"
+done
+out=$("$bin" frobnicate 2>&1) && fail "unknown subcommand accepted"
+grep -q "frobnicate" <<<"$out" || fail "error does not name the subcommand: $out"
 echo PASS
