@@ -13,6 +13,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/npy.h"
+#include "xla_lite/primitive_util.h"
 #include "xla_lite/training/physical_layout.h"
 
 namespace xla_lite {
@@ -240,6 +241,31 @@ absl::StatusOr<std::vector<Literal>> TrainingLoop::Results() {
   return results;
 }
 
+namespace {
+
+// The first fed parameter that is optimizer state: optax's states mirror
+// the parameter tree, so after the parameters the fed arrays repeat their
+// shapes, in order, once per state (Adam: twice). Scalars (step counts)
+// are left out of the match. Without such a repeat, every fed parameter is
+// a parameter.
+int64_t FirstOptimizerState(const std::vector<int64_t>& fed_arrays,
+                            const ComputationLayout& layout) {
+  const int64_t n = fed_arrays.size();
+  auto shape = [&](int64_t i) -> const Shape& {
+    return layout.parameter_shapes[fed_arrays[i]];
+  };
+  for (int64_t period = 1; 2 * period <= n; ++period) {
+    bool repeats = n % period == 0;
+    for (int64_t i = period; repeats && i < n; ++i) {
+      repeats = shape(i) == shape(i % period);
+    }
+    if (repeats) return fed_arrays[period];
+  }
+  return layout.parameter_shapes.size();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Literal>> SeededArguments(
     const ComputationLayout& layout, const gpu::EntrySignature& signature,
     uint32_t seed) {
@@ -249,9 +275,16 @@ absl::StatusOr<std::vector<Literal>> SeededArguments(
     fed[alias.parameter_number] = true;
   }
   int64_t labels = -1;
+  std::vector<int64_t> fed_arrays;
   for (int64_t p = 0; p < fed.size(); ++p) {
-    if (!fed[p] && layout.parameter_shapes[p].rank() == 2) labels = p;
+    const Shape& shape = layout.parameter_shapes[p];
+    if (!fed[p] && shape.rank() == 2 &&
+        primitive_util::IsFloatingPointType(shape.element_type())) {
+      labels = p;
+    }
+    if (fed[p] && shape.rank() > 0) fed_arrays.push_back(p);
   }
+  const int64_t first_state = FirstOptimizerState(fed_arrays, layout);
   std::vector<Literal> arguments;
   for (int64_t p = 0; p < fed.size(); ++p) {
     const Shape& shape = layout.parameter_shapes[p];
@@ -268,7 +301,13 @@ absl::StatusOr<std::vector<Literal>> SeededArguments(
       for (int64_t row = 0; row < shape.dimensions(0); ++row) {
         literal.SetFromDouble(row * classes + rng() % classes, 1.0);
       }
-    } else if (!fed[p] || shape.rank() >= 2) {
+    } else if (!fed[p] && primitive_util::IsIntegralType(shape.element_type())) {
+      // Token ids, class ids, trip counts: small and non-negative, so they
+      // index any table of kSeededIntegerRange rows and bound any loop.
+      for (int64_t i = 0; i < n; ++i) {
+        literal.SetFromDouble(i, rng() % kSeededIntegerRange);
+      }
+    } else if (!fed[p] || (shape.rank() >= 2 && p < first_state)) {
       double scale = fed[p] ? 1.0 / std::sqrt(double(shape.dimensions(0))) : 1;
       std::uniform_real_distribution<double> dist(-scale, scale);
       for (int64_t i = 0; i < n; ++i) literal.SetFromDouble(i, dist(rng));

@@ -114,9 +114,13 @@ class TrainingLoop : public StepRunner {
 
 // Arguments for `layout` when none are given: fed-back parameters of rank
 // 2 or more uniform in +-1/sqrt(fan_in) (fan_in: the first dimension),
-// others zero; batch parameters uniform in [-1, 1], except that the last
-// batch parameter of rank 2 holds one-hot rows (labels). Seeded, so runs
+// others zero, and so is optimizer state (fed parameters that repeat the
+// shapes of the ones before them, as optax's states do); floating-point
+// batch parameters uniform in [-1, 1], except that the last of rank 2
+// holds one-hot rows (labels); integer batch parameters (tokens, class
+// ids, trip counts) uniform in [0, kSeededIntegerRange). Seeded, so runs
 // repeat. RESOURCE_EXHAUSTED when an argument exceeds host memory.
+inline constexpr int64_t kSeededIntegerRange = 16;
 absl::StatusOr<std::vector<Literal>> SeededArguments(
     const ComputationLayout& layout, const gpu::EntrySignature& signature,
     uint32_t seed);
