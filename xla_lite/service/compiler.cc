@@ -4,7 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/hlo_verifier.h"
@@ -115,18 +118,30 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
 absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
     std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
     const DebugOptions& options) {
+  // Each phase's wall time, for the VLOG(1) summary: where a large model's
+  // compile goes (kernels are compiled later, at Initialize).
+  absl::Time mark = absl::Now();
+  auto lap = [&mark] {
+    absl::Time now = absl::Now();
+    double ms = absl::ToDoubleMilliseconds(now - mark);
+    mark = now;
+    return ms;
+  };
   RETURN_IF_ERROR(RunHloPasses(module.get()));
+  const double passes_ms = lap();
   WarnAboutTf32(*module, options);
   ASSIGN_OR_RETURN(gpu::EntrySignature signature, EntrySignatureOf(*module));
   const gpu::GemmEmission emission = ChooseGemmEmission(executor, options);
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(*module, emission));
+  const double plan_ms = lap();
   std::vector<int64_t> parameter_sizes;
   for (const Shape& shape : signature.parameter_shapes) {
     parameter_sizes.push_back(shape.ByteSize());
   }
   ASSIGN_OR_RETURN(gpu::BufferAssignment assignment,
                    gpu::AssignBuffers(plan, parameter_sizes));
+  const double assignment_ms = lap();
   VLOG(1) << module->name() << ": buffer assignment\n"
           << assignment.ToString(plan);
   // Loop bodies and branches get command buffers as the entry does: a
@@ -144,6 +159,13 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);
+  const double thunks_ms = lap();
+  VLOG(1) << absl::StrFormat(
+      "%s: compiled in %.1f ms (HLO passes %.1f, plan %.1f, buffer "
+      "assignment %.1f, thunks %.1f); %d top-level thunks, %d allocations",
+      module->name(), passes_ms + plan_ms + assignment_ms + thunks_ms,
+      passes_ms, plan_ms, assignment_ms, thunks_ms, params.thunks.size(),
+      assignment.allocations.size());
   params.allocations = std::move(assignment.allocations);
   params.output_allocations = std::move(assignment.output_allocations);
   params.signature = std::move(signature);
