@@ -55,6 +55,21 @@ std::string ChildLabel(const CapturedGraph& child) {
   return absl::StrCat("child (", child.num_nodes(), " nodes)");
 }
 
+absl::Status CheckWhileArgs(const char* what,
+                            const DeviceAddressBase& predicate,
+                            int64_t max_iterations) {
+  if (predicate.is_null() || predicate.size() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": the predicate must be at least one byte of device memory, "
+              "not ", predicate.ToString()));
+  }
+  if (max_iterations < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": max_iterations must be positive, not ", max_iterations));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string CommandBuffer::StateName(State state) {
@@ -81,6 +96,8 @@ absl::string_view CommandBuffer::KindName(Command::Kind kind) {
       return "child";
     case Kind::kBarrier:
       return "barrier";
+    case Kind::kWhile:
+      return "while";
   }
   return "unknown";
 }
@@ -224,6 +241,45 @@ absl::Status CommandBuffer::UpdateMemset(const Command* command,
                        [&](const Command& found) {
                          return UpdateMemsetNode(found, dst, pattern, size);
                        });
+}
+
+absl::StatusOr<const CommandBuffer::Command*> CommandBuffer::CreateWhile(
+    DeviceAddressBase predicate, int64_t max_iterations,
+    NestedRecorder condition, NestedRecorder body, Dependencies deps) {
+  const char* what = "CreateWhile";
+  return AddCommand(
+      Kind::kWhile, what, absl::StrCat("while ", predicate.ToString()),
+      CheckWhileArgs(what, predicate, max_iterations), deps,
+      [&](const Command& command) {
+        return CreateWhileNode(command, predicate, max_iterations, condition,
+                               body);
+      });
+}
+
+absl::Status CommandBuffer::UpdateWhile(const Command* command,
+                                        DeviceAddressBase predicate,
+                                        NestedRecorder condition,
+                                        NestedRecorder body) {
+  const char* what = "UpdateWhile";
+  return UpdateCommand(
+      command, Kind::kWhile, what, absl::StrCat("while ", predicate.ToString()),
+      CheckWhileArgs(what, predicate, 1), [&](const Command& found) {
+        return UpdateWhileNode(found, predicate, condition, body);
+      });
+}
+
+absl::Status CommandBuffer::CreateWhileNode(const Command&, DeviceAddressBase,
+                                            int64_t, NestedRecorder,
+                                            NestedRecorder) {
+  return absl::UnimplementedError(
+      "this platform's command buffers have no conditional nodes; the loop "
+      "runs from the host");
+}
+
+absl::StatusOr<CommandBuffer::NodeUpdate> CommandBuffer::UpdateWhileNode(
+    const Command&, DeviceAddressBase, NestedRecorder, NestedRecorder) {
+  return absl::UnimplementedError(
+      "this platform's command buffers have no conditional nodes");
 }
 
 absl::StatusOr<const CommandBuffer::Command*> CommandBuffer::CreateChild(

@@ -49,7 +49,7 @@ class CommandBuffer {
   // id().
   class Command {
    public:
-    enum class Kind { kLaunch, kMemcpy, kMemset, kChild, kBarrier };
+    enum class Kind { kLaunch, kMemcpy, kMemset, kChild, kBarrier, kWhile };
 
     Command(const Command&) = delete;
     Command& operator=(const Command&) = delete;
@@ -128,12 +128,39 @@ class CommandBuffer {
   // A node that only joins dependencies.
   absl::StatusOr<const Command*> CreateBarrier(Dependencies deps);
 
+  // Records or updates the commands of a loop's condition or body into
+  // `nested`, a command buffer of the same platform in state kCreate (for
+  // CreateWhile) or kUpdate (for UpdateWhile) that the loop node owns.
+  using NestedRecorder = absl::FunctionRef<absl::Status(CommandBuffer& nested)>;
+
+  // A loop inside the graph, with no host round trip: runs `condition`,
+  // then, while the byte at `predicate` (which the condition writes) is
+  // nonzero, `body` and `condition` again. A loop still running after
+  // `max_iterations` body runs stops, and the work submitted with it fails
+  // with RESOURCE_EXHAUSTED, so a trip count read from the device cannot
+  // hang the caller. UNIMPLEMENTED on platforms without conditional nodes
+  // (StreamExecutor::SupportsConditionalCommands); callers then run the
+  // loop from the host.
+  absl::StatusOr<const Command*> CreateWhile(DeviceAddressBase predicate,
+                                             int64_t max_iterations,
+                                             NestedRecorder condition,
+                                             NestedRecorder body,
+                                             Dependencies deps);
+  // `condition` and `body` update the nested command buffers CreateWhile
+  // recorded (nested.command(i) is the i-th command recorded there).
+  absl::Status UpdateWhile(const Command* command, DeviceAddressBase predicate,
+                           NestedRecorder condition, NestedRecorder body);
+
   absl::Status Finalize();
   absl::Status Update();
   absl::Status Submit(Stream* stream);
 
   State state() const { return state_; }
   Counters counters() const { return counters_; }
+
+  // The commands in creation order; `id` in [0, num_commands()).
+  const Command& command(int id) const { return *commands_[id]; }
+  int num_commands() const { return static_cast<int>(commands_.size()); }
 
   // The graph in Graphviz DOT, for debugging dumps. Built from the command
   // records, so every platform prints the same graph for the same calls.
@@ -199,9 +226,18 @@ class CommandBuffer {
   // Enqueues the executable on `stream` (Submit in kFinalized).
   virtual absl::Status Launch(Stream* stream) = 0;
 
+  // Loop nodes, for platforms with conditional nodes; the others keep
+  // these defaults (UNIMPLEMENTED).
+  virtual absl::Status CreateWhileNode(const Command& command,
+                                       DeviceAddressBase predicate,
+                                       int64_t max_iterations,
+                                       NestedRecorder condition,
+                                       NestedRecorder body);
+  virtual absl::StatusOr<NodeUpdate> UpdateWhileNode(
+      const Command& command, DeviceAddressBase predicate,
+      NestedRecorder condition, NestedRecorder body);
+
   // For hooks.
-  const Command& command(int id) const { return *commands_[id]; }
-  int num_commands() const { return static_cast<int>(commands_.size()); }
   // An update this finalize cycle was refused; in-place work is wasted.
   bool reinstantiation_pending() const { return needs_reinstantiation_; }
   void CountProgrammaticEdges(int64_t edges) {

@@ -68,6 +68,11 @@ class StreamExecutor {
     return absl::UnimplementedError("this platform has no command buffers");
   }
 
+  // Whether this platform's command buffers record loops
+  // (CommandBuffer::CreateWhile): the compiler records a while loop into
+  // the step's graph only then, and otherwise keeps it host-driven.
+  virtual bool SupportsConditionalCommands() const { return false; }
+
   // Blocks until all work on all streams of this executor is done.
   virtual absl::Status SynchronizeAllActivity() = 0;
 

@@ -205,7 +205,7 @@ TEST(ParseFlagsTest, ListEditsAllApplyInOrder) {
   // +CUBLAS is already present, so it is not added twice.
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::CUBLAS, DebugOptions::MEMCPY,
-                          DebugOptions::COLLECTIVES));
+                          DebugOptions::WHILE, DebugOptions::COLLECTIVES));
 }
 
 TEST(ParseFlagsTest, ListRemoveDropsEveryOccurrence) {
@@ -223,7 +223,8 @@ TEST(ParseFlagsTest, ListRemovingAbsentItemIsNotAnError) {
   ApplyFlags("--xla_gpu_enable_command_buffer=-COLLECTIVES", &options);
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
-                          DebugOptions::MEMCPY, DebugOptions::MEMSET));
+                          DebugOptions::MEMCPY, DebugOptions::MEMSET,
+                          DebugOptions::WHILE));
 }
 
 TEST(ParseFlagsTest, ListEmptyValueClears) {
@@ -312,7 +313,8 @@ TEST(DefaultDebugOptionsTest, Values) {
   const DebugOptions options = DefaultDebugOptions();
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
-                          DebugOptions::MEMCPY, DebugOptions::MEMSET));
+                          DebugOptions::MEMCPY, DebugOptions::MEMSET,
+                          DebugOptions::WHILE));
   EXPECT_EQ(options.xla_gpu_graph_min_graph_size(), 1);
   EXPECT_EQ(options.xla_gpu_command_buffer_trace_cache_size(), 16);
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
@@ -329,7 +331,7 @@ TEST(DebugOptionsFromEnvironmentTest, AppliesXlaFlagsOverDefaults) {
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_THAT(options->xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::MEMCPY,
-                          DebugOptions::MEMSET));
+                          DebugOptions::MEMSET, DebugOptions::WHILE));
   EXPECT_EQ(options->xla_gpu_command_buffer_trace_cache_size(), 16);
 
   ASSERT_EQ(setenv("XLA_FLAGS", "--xla_gpu_bogus", 1), 0);
@@ -412,7 +414,8 @@ TEST(PresetTest, CommandBuffersNoCacheSetsDefaultValuedFields) {
   const DebugOptions options = LoadPreset("command_buffers_no_cache.txtpb");
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
-                          DebugOptions::MEMCPY, DebugOptions::MEMSET));
+                          DebugOptions::MEMCPY, DebugOptions::MEMSET,
+                          DebugOptions::WHILE));
   EXPECT_FALSE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_NONE);
@@ -428,7 +431,7 @@ TEST(PresetTest, CachedCopy) {
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_COPY);
   // The list is replaced, not appended to.
-  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 4);
+  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 5);
 }
 
 TEST(PresetTest, CachedStaged) {
@@ -436,7 +439,7 @@ TEST(PresetTest, CachedStaged) {
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_STAGED);
-  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 4);
+  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 5);
 }
 
 TEST(PresetTest, MissingFile) {

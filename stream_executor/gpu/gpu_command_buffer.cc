@@ -121,6 +121,8 @@ bool GpuCommandBuffer::IsEmptyNode(Kind kind, const Node& node) const {
       return node.child_nodes == 0 && !api_.graph_traits.empty_child_graph;
     case Kind::kBarrier:
       return true;
+    case Kind::kWhile:  // never created: no conditional nodes here yet
+      return false;
   }
   return false;
 }

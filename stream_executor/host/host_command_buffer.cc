@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/host/host_stream.h"
@@ -124,6 +125,63 @@ absl::StatusOr<CommandBuffer::NodeUpdate> HostCommandBuffer::UpdateMemsetNode(
 absl::StatusOr<CommandBuffer::NodeUpdate> HostCommandBuffer::UpdateChildNode(
     const Command& command, const CapturedGraph& child) {
   return ReplaceOps(command, ChildOps(child));
+}
+
+HostOp HostCommandBuffer::LoopOp(const Loop& loop,
+                                 DeviceAddressBase predicate) {
+  std::shared_ptr<const Executable> condition = loop.condition->executable_;
+  std::shared_ptr<const Executable> body = loop.body->executable_;
+  const auto* flag = static_cast<const volatile uint8_t*>(predicate.opaque());
+  const int64_t max_iterations = loop.max_iterations;
+  return [condition, body, flag, max_iterations]() -> absl::Status {
+    auto run = [](const Executable& executable) -> absl::Status {
+      for (const HostOp& op : executable.ops) RETURN_IF_ERROR(op());
+      return absl::OkStatus();
+    };
+    RETURN_IF_ERROR(run(*condition));
+    for (int64_t i = 0; *flag != 0; ++i) {
+      if (i == max_iterations) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "recorded while loop: still running after ", max_iterations,
+            " iterations"));
+      }
+      RETURN_IF_ERROR(run(*body));
+      RETURN_IF_ERROR(run(*condition));
+    }
+    return absl::OkStatus();
+  };
+}
+
+absl::Status HostCommandBuffer::CreateWhileNode(const Command& command,
+                                                DeviceAddressBase predicate,
+                                                int64_t max_iterations,
+                                                NestedRecorder condition,
+                                                NestedRecorder body) {
+  Loop loop;
+  loop.condition = std::make_unique<HostCommandBuffer>();
+  loop.body = std::make_unique<HostCommandBuffer>();
+  loop.max_iterations = max_iterations;
+  RETURN_IF_ERROR(condition(*loop.condition));
+  RETURN_IF_ERROR(loop.condition->Finalize());
+  RETURN_IF_ERROR(body(*loop.body));
+  RETURN_IF_ERROR(loop.body->Finalize());
+  RETURN_IF_ERROR(
+      AddOps(command, std::vector<HostOp>{LoopOp(loop, predicate)}));
+  loops_[command.id()] = std::move(loop);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CommandBuffer::NodeUpdate> HostCommandBuffer::UpdateWhileNode(
+    const Command& command, DeviceAddressBase predicate,
+    NestedRecorder condition, NestedRecorder body) {
+  Loop& loop = loops_.at(command.id());
+  for (auto [nested, update] : {std::pair{loop.condition.get(), condition},
+                                std::pair{loop.body.get(), body}}) {
+    RETURN_IF_ERROR(nested->Update());
+    RETURN_IF_ERROR(update(*nested));
+    RETURN_IF_ERROR(nested->Finalize());
+  }
+  return ReplaceOps(command, std::vector<HostOp>{LoopOp(loop, predicate)});
 }
 
 std::shared_ptr<HostCommandBuffer::Executable> HostCommandBuffer::Flatten()

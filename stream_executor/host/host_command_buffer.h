@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "stream_executor/command_buffer.h"
 #include "stream_executor/host/host_ops.h"
 
@@ -18,6 +19,10 @@ namespace stream_executor::host {
 // honoured, and independent commands simply run one after another. Each
 // command owns a fixed span of that list (a launch, copy or memset one
 // operation, a child graph as many as it captured, a barrier none).
+//
+// A loop (CreateWhile) is one operation that runs the condition's and the
+// body's nested executables inline, on the same worker thread, until the
+// predicate byte is zero: the whole loop is part of the one unit of work.
 //
 // An update writes the command's new operations over its span. One that
 // needs a span of another length (a child graph of a different size, as
@@ -68,6 +73,15 @@ class HostCommandBuffer : public CommandBuffer {
                                               uint64_t size) override;
   absl::StatusOr<NodeUpdate> UpdateChildNode(
       const Command& command, const CapturedGraph& child) override;
+  absl::Status CreateWhileNode(const Command& command,
+                               DeviceAddressBase predicate,
+                               int64_t max_iterations,
+                               NestedRecorder condition,
+                               NestedRecorder body) override;
+  absl::StatusOr<NodeUpdate> UpdateWhileNode(const Command& command,
+                                             DeviceAddressBase predicate,
+                                             NestedRecorder condition,
+                                             NestedRecorder body) override;
 
   absl::Status Instantiate() override;
   absl::Status Reinstantiate() override;
@@ -84,6 +98,18 @@ class HostCommandBuffer : public CommandBuffer {
       const Command& command, absl::StatusOr<std::vector<HostOp>> ops);
   std::shared_ptr<Executable> Flatten() const;
 
+  // A loop node's condition and body, and its bound.
+  struct Loop {
+    std::unique_ptr<HostCommandBuffer> condition;
+    std::unique_ptr<HostCommandBuffer> body;
+    int64_t max_iterations = 0;
+  };
+  // The one operation of a loop node: runs the nested executables current
+  // when it was made (an update makes a new one).
+  static HostOp LoopOp(const Loop& loop, DeviceAddressBase predicate);
+
+  // Loop nodes by command id.
+  absl::flat_hash_map<int, Loop> loops_;
   // The latest operations of each command, by id: what an instantiation
   // flattens.
   std::vector<std::vector<HostOp>> node_ops_;

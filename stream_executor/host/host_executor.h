@@ -37,6 +37,7 @@ class HostExecutor : public StreamExecutor {
       const KernelSpec& spec) override;
   absl::StatusOr<blas::BlasSupport*> AsBlas() override { return &blas_; }
   absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
+  bool SupportsConditionalCommands() const override { return true; }
   absl::Status SynchronizeAllActivity() override;
 
   // Threads with a stream capture open; allocation is refused on them.

@@ -67,9 +67,16 @@ TEST_P(LargeModuleTest, CompileTimeGrowsNearLinearly) {
         .count();
   };
   // Ten times the operands: about ten times the time when near-linear,
-  // a hundred when quadratic. The bound leaves room for a busy machine.
-  double small = CompileSeconds(ParameterTuple(3000));
-  double large = CompileSeconds(ParameterTuple(30000));
+  // a hundred when quadratic. The bound leaves room for a busy machine,
+  // and each size keeps its fastest of three compiles, so one compile
+  // slowed by other work on the machine does not decide.
+  auto Fastest = [&](const std::string& hlo) {
+    double best = CompileSeconds(hlo);
+    for (int i = 0; i < 2; ++i) best = std::min(best, CompileSeconds(hlo));
+    return best;
+  };
+  double small = Fastest(ParameterTuple(3000));
+  double large = Fastest(ParameterTuple(30000));
   EXPECT_LT(large, 35 * std::max(small, 0.01))
       << "3,000 operands: " << small << " s, 30,000: " << large << " s";
 }

@@ -2,6 +2,9 @@
 // platform: the loop state lives in allocations that the condition and
 // body share, the predicate is computed on the device and read back by
 // the host, and the counters say how many iterations and branches ran.
+// Inside a CommandBufferThunk, a loop is one loop node where the platform
+// has conditional nodes (the device decides every iteration) and runs op
+// by op from the host where it has none.
 
 #include <cstdint>
 #include <cstring>
@@ -13,6 +16,7 @@
 #include "tests/runtime/runtime_test_base.h"
 #include "tests/runtime/test_kernels.h"
 #include "xla_lite/runtime/buffer_allocations.h"
+#include "xla_lite/runtime/command_buffer_thunk.h"
 #include "xla_lite/runtime/conditional_thunk.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memset_thunk.h"
@@ -190,6 +194,102 @@ TEST_P(ControlFlowThunkTest, NestedLoops) {
   EXPECT_EQ(Int(Layout::kI), 3);
   EXPECT_EQ(Int(Layout::kJ), 4);
   EXPECT_EQ(stats_.loop_iterations, 3 + 3 * 4);
+}
+
+std::unique_ptr<gpu::CommandBufferThunk> Recorded(std::unique_ptr<Thunk> t) {
+  ThunkSequence thunks;
+  thunks.push_back(std::move(t));
+  return std::make_unique<gpu::CommandBufferThunk>("graph", std::move(thunks));
+}
+
+TEST_P(ControlFlowThunkTest, RecordedLoopRunsInsideTheGraph) {
+  Layout l;
+  auto graph = Recorded(CountingLoop(l));
+  const bool loop_nodes = executor_->SupportsConditionalCommands();
+  // The first execution warms up op by op; the second records; the third
+  // and fourth run on new memory (the loop node's addresses updated) and
+  // on the same memory (nothing to update), with other trip counts.
+  const std::vector<std::pair<int32_t, bool>> runs = {
+      {3, true}, {5, true}, {0, true}, {4, false}};
+  for (int run = 0; run < runs.size(); ++run) {
+    const auto [n, fresh_memory] = runs[run];
+    SCOPED_TRACE(run);
+    if (fresh_memory) {
+      Reset({{Layout::kI, 0}, {Layout::kN, n}}, 0.5f);
+    } else {
+      const int32_t i_and_n[2] = {0, n};  // kI and kN are adjacent
+      se::DeviceAddressBase ints = memory_.cref().GetByteSlice(Layout::kI, 8);
+      XLA_LITE_ASSERT_OK(executor_->SynchronousMemcpyH2D(i_and_n, 8, &ints));
+    }
+    const float acc = fresh_memory ? 0.5f : Acc()[0];
+    const gpu::ExecutionCounters before = stats_.Snapshot();
+    XLA_LITE_ASSERT_OK(Run(*graph));
+    const gpu::ExecutionCounters delta = stats_.Snapshot() - before;
+    EXPECT_EQ(Int(Layout::kI), n);
+    EXPECT_EQ(Acc(), std::vector<float>(kAcc, acc + n));
+    if (run == 0 || !loop_nodes) {
+      EXPECT_EQ(delta.loop_iterations, n) << "host-driven";
+      EXPECT_EQ(delta.command_buffer_launches, 0);
+    } else {
+      // The host saw no iteration: one launch ran them all.
+      EXPECT_EQ(delta.loop_iterations, 0);
+      EXPECT_EQ(delta.command_buffer_launches, 1);
+      EXPECT_EQ(delta.command_buffer_records, run == 1 ? 1 : 0);
+      EXPECT_EQ(delta.command_buffer_updates, run == 2 ? 1 : 0);
+    }
+  }
+}
+
+TEST_P(ControlFlowThunkTest, RecordedNestedLoops) {
+  if (!executor_->SupportsConditionalCommands()) {
+    GTEST_SKIP() << "no conditional nodes on this platform";
+  }
+  // for (i = 0; i < n; ++i) { j = 0; for (; j < m; ++j) acc += 1; }
+  Layout l;
+  std::vector<std::unique_ptr<Thunk>> outer_body;
+  outer_body.push_back(std::make_unique<gpu::MemsetThunk>(
+      "j=0", l.At(Layout::kJ, 4), uint32_t{0}));
+  std::vector<std::unique_ptr<Thunk>> inner_cond, inner_body, outer_cond;
+  inner_cond.push_back(LessThan(l, Layout::kJ, Layout::kM, Layout::kInnerPred));
+  inner_body.push_back(AddOne(l));
+  inner_body.push_back(Increment(l, Layout::kJ));
+  outer_body.push_back(std::make_unique<gpu::WhileThunk>(
+      "inner", l.At(Layout::kInnerPred, 1),
+      Sequence("inner_cond", std::move(inner_cond)),
+      Sequence("inner_body", std::move(inner_body))));
+  outer_body.push_back(Increment(l, Layout::kI));
+  outer_cond.push_back(LessThan(l, Layout::kI, Layout::kN, Layout::kPred));
+  auto graph = Recorded(std::make_unique<gpu::WhileThunk>(
+      "outer", l.At(Layout::kPred, 1), Sequence("outer_cond", std::move(outer_cond)),
+      Sequence("outer_body", std::move(outer_body))));
+  for (int run = 0; run < 3; ++run) {
+    Reset({{Layout::kN, 3}, {Layout::kM, 4}, {Layout::kJ, 99}}, 0.0f);
+    const gpu::ExecutionCounters before = stats_.Snapshot();
+    XLA_LITE_ASSERT_OK(Run(*graph));
+    const gpu::ExecutionCounters delta = stats_.Snapshot() - before;
+    EXPECT_EQ(Acc(), std::vector<float>(kAcc, 12.0f)) << run;
+    EXPECT_EQ(Int(Layout::kI), 3);
+    EXPECT_EQ(Int(Layout::kJ), 4);
+    EXPECT_EQ(delta.loop_iterations, run == 0 ? 3 + 3 * 4 : 0) << run;
+  }
+}
+
+TEST_P(ControlFlowThunkTest, RecordedLoopStopsAtTheBound) {
+  if (!executor_->SupportsConditionalCommands()) {
+    GTEST_SKIP() << "no conditional nodes on this platform";
+  }
+  Layout l;
+  auto graph = Recorded(CountingLoop(l));
+  options_.set_xla_gpu_max_loop_iterations(10);
+  Reset({{Layout::kI, 0}, {Layout::kN, 5}}, 0.0f);
+  XLA_LITE_ASSERT_OK(Run(*graph));  // warm-up, op by op
+  Reset({{Layout::kI, 0}, {Layout::kN, 10}}, 0.0f);
+  XLA_LITE_ASSERT_OK(Run(*graph));  // recorded; exactly at the bound
+  EXPECT_EQ(Int(Layout::kI), 10);
+  Reset({{Layout::kI, 0}, {Layout::kN, 1000}}, 0.0f);
+  absl::Status status = Run(*graph);
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_EQ(Int(Layout::kI), 10) << "stopped after 10 iterations";
 }
 
 // Branch 0 adds one, branch 1 zeroes acc, branch 2 counts i up.

@@ -254,6 +254,14 @@ absl::Status CommandBufferThunk::Record(ExecutorState& state,
   if (status.ok()) status = command_buffer.Finalize();
   AddSince(before, CountersOf(command_buffer, state.trace_caches),
            params.stats);
+  if (absl::IsUnimplemented(status)) {
+    // A command this platform cannot record (a loop node without
+    // conditional nodes): the sequence runs op by op, as without graphs.
+    VLOG(1) << ToString() << ": device " << params.executor()->device_ordinal()
+            << " runs op by op: " << status.message();
+    state.unsupported = true;
+    return absl::OkStatus();
+  }
   if (!status.ok()) return Annotate(status);
 
   state.command_buffer = *std::move(created);
@@ -356,6 +364,7 @@ Thunk::RecordParams CommandBufferThunk::MakeRecordParams(
   record.stream = params.stream;
   record.trace_cache = state.trace_caches[thunk].get();
   record.collectives = params.collectives;
+  record.debug_options = params.debug_options;
   return record;
 }
 

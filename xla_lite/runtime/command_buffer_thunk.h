@@ -44,7 +44,9 @@ namespace xla_lite::gpu {
 // command buffer (half updated, it matches no addresses, and a GPU command
 // buffer is unusable after a failed Finalize); either way the error is
 // returned and the next execution records again. On platforms without
-// command buffers every execution runs op by op.
+// command buffers, or without a node kind the sequence needs (a loop node
+// where there are no conditional nodes: record returned UNIMPLEMENTED),
+// every execution runs op by op.
 //
 // Thread-safe. Each executor's state has its own lock, held while an
 // execution updates and submits, so that no other execution's update can
@@ -79,7 +81,8 @@ class CommandBufferThunk : public Thunk {
 
     absl::Mutex mu;
     bool warmed_up ABSL_GUARDED_BY(mu) = false;
-    // CreateCommandBuffer is UNIMPLEMENTED here: op by op for good.
+    // CreateCommandBuffer or a command is UNIMPLEMENTED here: op by op
+    // for good.
     bool unsupported ABSL_GUARDED_BY(mu) = false;
     // Null until a record succeeds, and again after a failed update.
     std::unique_ptr<se::CommandBuffer> command_buffer ABSL_GUARDED_BY(mu);

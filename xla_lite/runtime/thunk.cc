@@ -59,10 +59,11 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
       return DebugOptions::MEMSET;
     case Thunk::Kind::kCollective:
       return DebugOptions::COLLECTIVES;
+    case Thunk::Kind::kWhile:
+      return DebugOptions::WHILE;
     case Thunk::Kind::kSequential:
     case Thunk::Kind::kCommandBuffer:
-    // Not recorded yet: loops and branches run op by op, host-driven.
-    case Thunk::Kind::kWhile:
+    // Not recorded yet: branches run host-driven.
     case Thunk::Kind::kConditional:
       return std::nullopt;
   }

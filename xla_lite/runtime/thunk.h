@@ -118,6 +118,8 @@ class Thunk {
     TraceCache* trace_cache = nullptr;
     // As ExecuteParams::collectives.
     const CollectiveExecuteParams* collectives = nullptr;
+    // As ExecuteParams::debug_options (a recorded loop's bound).
+    const DebugOptions* debug_options = nullptr;
 
     se::StreamExecutor* executor() const { return stream->parent(); }
   };

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -66,6 +67,78 @@ absl::Status WhileThunk::ExecuteOnStream(const ExecuteParams& params) {
     if (params.stats != nullptr) ++params.stats->loop_iterations;
     RETURN_IF_ERROR(body_->ExecuteOnStream(params));
   }
+}
+
+namespace {
+
+// Records `sequence` into `nested`, each thunk after the one before: one
+// command per thunk, so UpdateNested finds thunk i's command at id i.
+absl::Status RecordNested(const SequentialThunk& sequence,
+                          const Thunk::RecordParams& params,
+                          se::CommandBuffer& nested) {
+  const se::CommandBuffer::Command* previous = nullptr;
+  for (const auto& thunk : sequence.thunks()) {
+    std::vector<const se::CommandBuffer::Command*> deps;
+    if (previous != nullptr) deps.push_back(previous);
+    const int before = nested.num_commands();
+    ASSIGN_OR_RETURN(previous, thunk->Record(params, &nested, deps));
+    CHECK_EQ(nested.num_commands(), before + 1)
+        << thunk->name() << ": Record adds exactly one command";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UpdateNested(const SequentialThunk& sequence,
+                          const Thunk::RecordParams& params,
+                          se::CommandBuffer& nested) {
+  for (int i = 0; i < sequence.thunks().size(); ++i) {
+    RETURN_IF_ERROR(sequence.thunks()[i]->UpdateRecorded(params, &nested,
+                                                         &nested.command(i)));
+  }
+  return absl::OkStatus();
+}
+
+bool AllRecordable(const SequentialThunk& sequence) {
+  for (const auto& thunk : sequence.thunks()) {
+    if (!thunk->IsRecordable()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool WhileThunk::IsRecordable() const {
+  return AllRecordable(*condition_) && AllRecordable(*body_);
+}
+
+absl::StatusOr<const se::CommandBuffer::Command*> WhileThunk::Record(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    se::CommandBuffer::Dependencies dependencies) {
+  // Nested thunks trace into their own graphs each time they are recorded:
+  // the trace cache is keyed by this thunk, not theirs.
+  RecordParams nested = params;
+  nested.trace_cache = nullptr;
+  return command_buffer->CreateWhile(
+      params.buffer_allocations->GetDeviceAddress(predicate_),
+      MaxIterations(params.debug_options),
+      [&](se::CommandBuffer& cb) {
+        return RecordNested(*condition_, nested, cb);
+      },
+      [&](se::CommandBuffer& cb) { return RecordNested(*body_, nested, cb); },
+      dependencies);
+}
+
+absl::Status WhileThunk::UpdateRecorded(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    const se::CommandBuffer::Command* command) {
+  RecordParams nested = params;
+  nested.trace_cache = nullptr;
+  return command_buffer->UpdateWhile(
+      command, params.buffer_allocations->GetDeviceAddress(predicate_),
+      [&](se::CommandBuffer& cb) {
+        return UpdateNested(*condition_, nested, cb);
+      },
+      [&](se::CommandBuffer& cb) { return UpdateNested(*body_, nested, cb); });
 }
 
 BufferUses WhileThunk::buffer_uses() const {

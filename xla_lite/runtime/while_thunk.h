@@ -27,6 +27,13 @@ absl::StatusOr<int64_t> ReadDeviceScalar(const Thunk::ExecuteParams& params,
 // (ReadDeviceScalar), and runs the body while it is true: at most
 // MaxIterations times, after which the run fails naming the loop, so that
 // a trip count read from an input cannot hang the caller.
+//
+// Recorded (on platforms with conditional nodes, when every thunk of the
+// condition and body is recordable), the loop is one CommandBuffer while
+// node: the condition's and body's commands are recorded once into its
+// nested command buffers, in order, and the device decides each
+// iteration, with no read back. Its bound is the same; loop_iterations
+// then counts nothing, since the host never sees the iterations.
 class WhileThunk : public Thunk {
  public:
   static constexpr int64_t kDefaultMaxIterations = int64_t{1} << 24;
@@ -43,6 +50,14 @@ class WhileThunk : public Thunk {
   // waits for the device once per iteration.
   absl::Status ExecuteOnStream(const ExecuteParams& params) override;
   BufferUses buffer_uses() const override;
+
+  bool IsRecordable() const override;
+  absl::StatusOr<const se::CommandBuffer::Command*> Record(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      se::CommandBuffer::Dependencies dependencies) override;
+  absl::Status UpdateRecorded(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      const se::CommandBuffer::Command* command) override;
 
   const SequentialThunk& condition() const { return *condition_; }
   const SequentialThunk& body() const { return *body_; }

@@ -10,17 +10,13 @@
 #include "xla_lite/runtime/command_buffer_thunk.h"
 
 namespace xla_lite::gpu {
-namespace {
-
-bool CanRecord(const Thunk& thunk, const DebugOptions& options) {
+bool CanRecordInCommandBuffer(const Thunk& thunk, const DebugOptions& options) {
   std::optional<DebugOptions::CommandBufferCmdType> type =
       CommandBufferCmdTypeOf(thunk.kind());
   if (!type.has_value() || !thunk.IsRecordable()) return false;
   const auto& enabled = options.xla_gpu_enable_command_buffer();
   return std::find(enabled.begin(), enabled.end(), *type) != enabled.end();
 }
-
-}  // namespace
 
 ThunkSequence ScheduleCommandBuffers(ThunkSequence thunks,
                                      const DebugOptions& options) {
@@ -43,7 +39,7 @@ ThunkSequence ScheduleCommandBuffers(ThunkSequence thunks,
   };
   const size_t total = thunks.size();
   for (auto& thunk : thunks) {
-    if (CanRecord(*thunk, options)) {
+    if (CanRecordInCommandBuffer(*thunk, options)) {
       run.push_back(std::move(thunk));
       continue;
     }

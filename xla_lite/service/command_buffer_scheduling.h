@@ -20,6 +20,10 @@ namespace xla_lite::gpu {
 ThunkSequence ScheduleCommandBuffers(ThunkSequence thunks,
                                      const DebugOptions& options);
 
+// Whether `thunk` can be recorded into a command buffer under `options`:
+// recordable, and its command type enabled.
+bool CanRecordInCommandBuffer(const Thunk& thunk, const DebugOptions& options);
+
 }  // namespace xla_lite::gpu
 
 #endif  // XLA_LITE_SERVICE_COMMAND_BUFFER_SCHEDULING_H_

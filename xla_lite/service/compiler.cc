@@ -144,18 +144,26 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   const double assignment_ms = lap();
   VLOG(1) << module->name() << ": buffer assignment\n"
           << assignment.ToString(plan);
-  // Loop bodies and branches get command buffers as the entry does: a
-  // WhileThunk or ConditionalThunk is not recordable, so each runs its
-  // computations' recordable runs as command buffers of their own.
-  auto schedule = [&options](gpu::ThunkSequence thunks) {
+  // A loop whose condition and body are recordable is recorded whole (a
+  // loop node) where the platform has conditional nodes. Other loops, and
+  // every conditional, run from the host, and their computations' runs get
+  // command buffers of their own, as the entry's do.
+  gpu::ThunkEmissionOptions emission_options;
+  emission_options.gemm = emission;
+  emission_options.programmatic_launch =
+      options.xla_gpu_enable_programmatic_launch();
+  emission_options.default_precision_tf32 =
+      options.xla_gpu_default_precision_allows_tf32();
+  emission_options.schedule_nested = [&options](gpu::ThunkSequence thunks) {
     return gpu::ScheduleCommandBuffers(std::move(thunks), options);
   };
-  ASSIGN_OR_RETURN(
-      gpu::ThunkSequence thunks,
-      gpu::EmitThunks(plan, assignment,
-                      {emission, options.xla_gpu_enable_programmatic_launch(),
-                       options.xla_gpu_default_precision_allows_tf32(),
-                       schedule}));
+  if (executor != nullptr && executor->SupportsConditionalCommands()) {
+    emission_options.records_in_loop = [&options](const gpu::Thunk& thunk) {
+      return gpu::CanRecordInCommandBuffer(thunk, options);
+    };
+  }
+  ASSIGN_OR_RETURN(gpu::ThunkSequence thunks,
+                   gpu::EmitThunks(plan, assignment, emission_options));
   gpu::GpuExecutable::Params params;
   params.module_name = module->name();
   params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);

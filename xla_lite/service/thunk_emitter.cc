@@ -1,6 +1,8 @@
 #include "xla_lite/service/thunk_emitter.h"
 
+#include <initializer_list>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -126,20 +128,36 @@ absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
                                        const ThunkEmissionOptions& options,
                                        int64_t first_id, int64_t& next_id);
 
-// A computation of a while or conditional as one SequentialThunk, its
-// recordable runs wrapped as options.schedule_nested says.
-absl::StatusOr<std::unique_ptr<SequentialThunk>> EmitComputation(
-    const std::string& name, const ExecutionPlan& plan,
-    const BufferAssignment& assignment, const ThunkEmissionOptions& options,
-    int64_t& next_id) {
+// The thunks of a computation a while or conditional runs.
+absl::StatusOr<ThunkSequence> EmitComputation(
+    const ExecutionPlan& plan, const BufferAssignment& assignment,
+    const ThunkEmissionOptions& options, int64_t& next_id) {
   const int64_t first_id = next_id;
   next_id += plan.ops.size();
-  ASSIGN_OR_RETURN(ThunkSequence thunks,
-                   EmitPlan(plan, assignment, options, first_id, next_id));
-  if (options.schedule_nested) {
+  return EmitPlan(plan, assignment, options, first_id, next_id);
+}
+
+// `thunks` as one SequentialThunk, its recordable runs wrapped as
+// options.schedule_nested says unless `record_whole`.
+std::unique_ptr<SequentialThunk> Nested(std::string name, ThunkSequence thunks,
+                                        const ThunkEmissionOptions& options,
+                                        bool record_whole) {
+  if (!record_whole && options.schedule_nested) {
     thunks = options.schedule_nested(std::move(thunks));
   }
-  return std::make_unique<SequentialThunk>(name, std::move(thunks));
+  return std::make_unique<SequentialThunk>(std::move(name), std::move(thunks));
+}
+
+// Whether every thunk of `computations` can be recorded in a loop node.
+bool RecordsWhole(const ThunkEmissionOptions& options,
+                  std::initializer_list<const ThunkSequence*> computations) {
+  if (!options.records_in_loop) return false;
+  for (const ThunkSequence* thunks : computations) {
+    for (const auto& thunk : *thunks) {
+      if (!options.records_in_loop(*thunk)) return false;
+    }
+  }
+  return true;
 }
 
 // A while copies its initial state into the state's slices where they
@@ -161,25 +179,32 @@ absl::Status EmitControlFlow(const PlannedOp& op,
       }
     }
     const ExecutionPlan& condition = control.computations.at(0);
-    ASSIGN_OR_RETURN(auto condition_thunk,
-                     EmitComputation(absl::StrCat(op.name, ".", condition.name),
-                                     condition, nested.at(0), options, next_id));
+    ASSIGN_OR_RETURN(
+        ThunkSequence condition_thunks,
+        EmitComputation(condition, nested.at(0), options, next_id));
     const ExecutionPlan& body = control.computations.at(1);
-    ASSIGN_OR_RETURN(auto body_thunk,
-                     EmitComputation(absl::StrCat(op.name, ".", body.name),
-                                     body, nested.at(1), options, next_id));
+    ASSIGN_OR_RETURN(ThunkSequence body_thunks,
+                     EmitComputation(body, nested.at(1), options, next_id));
+    const bool whole = RecordsWhole(options, {&condition_thunks, &body_thunks});
+    VLOG(1) << op.name << ": "
+            << (whole ? "recordable as a loop node" : "host-driven loop");
     const Slice pred = nested[0].slices[condition.output_buffers.at(0)];
     thunks.push_back(std::make_unique<WhileThunk>(
-        op.name, pred, std::move(condition_thunk), std::move(body_thunk)));
+        op.name, pred,
+        Nested(absl::StrCat(op.name, ".", condition.name),
+               std::move(condition_thunks), options, whole),
+        Nested(absl::StrCat(op.name, ".", body.name), std::move(body_thunks),
+               options, whole)));
     return absl::OkStatus();
   }
   std::vector<std::unique_ptr<SequentialThunk>> branches;
   for (size_t k = 0; k < control.computations.size(); ++k) {
     const ExecutionPlan& branch = control.computations[k];
-    ASSIGN_OR_RETURN(auto branch_thunk,
-                     EmitComputation(absl::StrCat(op.name, ".", branch.name),
-                                     branch, nested.at(k), options, next_id));
-    branches.push_back(std::move(branch_thunk));
+    ASSIGN_OR_RETURN(ThunkSequence branch_thunks,
+                     EmitComputation(branch, nested.at(k), options, next_id));
+    branches.push_back(Nested(absl::StrCat(op.name, ".", branch.name),
+                              std::move(branch_thunks), options,
+                              /*record_whole=*/false));
   }
   thunks.push_back(std::make_unique<ConditionalThunk>(
       op.name, assignment.slices[control.selector], std::move(branches)));

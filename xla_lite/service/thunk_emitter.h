@@ -26,6 +26,11 @@ struct ThunkEmissionOptions {
   // (the compiler schedules their command buffers with it); null: left
   // op by op.
   std::function<ThunkSequence(ThunkSequence)> schedule_nested;
+  // Whether `thunk` can be recorded inside a loop node. A while whose
+  // condition and body are all such thunks keeps them unscheduled, so the
+  // WhileThunk is recordable whole (a loop node of the step's graph); null:
+  // loops are never recorded whole.
+  std::function<bool(const Thunk&)> records_in_loop;
 };
 
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
