@@ -70,6 +70,27 @@ absl::Status CheckWhileArgs(const char* what,
   return absl::OkStatus();
 }
 
+absl::Status CheckCaseArgs(const char* what, const DeviceAddressBase& selector,
+                           size_t branches) {
+  if (selector.is_null() || (selector.size() != 1 && selector.size() != 4)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": the selector is a pred (1 byte) or s32 (4 bytes) of device "
+              "memory, not ",
+        selector.ToString()));
+  }
+  if (branches == 0 || (selector.size() == 1 && branches != 2)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", branches, " branches; a pred selector picks one of 2, "
+              "an s32 one of at least 1"));
+  }
+  return absl::OkStatus();
+}
+
+std::string CaseLabel(const DeviceAddressBase& selector, size_t branches) {
+  return absl::StrCat("case ", selector.ToString(), " (", branches,
+                      " branches)");
+}
+
 }  // namespace
 
 std::string CommandBuffer::StateName(State state) {
@@ -98,6 +119,8 @@ absl::string_view CommandBuffer::KindName(Command::Kind kind) {
       return "barrier";
     case Kind::kWhile:
       return "while";
+    case Kind::kCase:
+      return "case";
   }
   return "unknown";
 }
@@ -266,6 +289,42 @@ absl::Status CommandBuffer::UpdateWhile(const Command* command,
       CheckWhileArgs(what, predicate, 1), [&](const Command& found) {
         return UpdateWhileNode(found, predicate, condition, body);
       });
+}
+
+absl::StatusOr<const CommandBuffer::Command*> CommandBuffer::CreateCase(
+    DeviceAddressBase selector, absl::Span<const NestedRecorder> branches,
+    Dependencies deps) {
+  const char* what = "CreateCase";
+  return AddCommand(Kind::kCase, what, CaseLabel(selector, branches.size()),
+                    CheckCaseArgs(what, selector, branches.size()), deps,
+                    [&](const Command& command) {
+                      return CreateCaseNode(command, selector, branches);
+                    });
+}
+
+absl::Status CommandBuffer::UpdateCase(
+    const Command* command, DeviceAddressBase selector,
+    absl::Span<const NestedRecorder> branches) {
+  const char* what = "UpdateCase";
+  return UpdateCommand(command, Kind::kCase, what,
+                       CaseLabel(selector, branches.size()),
+                       CheckCaseArgs(what, selector, branches.size()),
+                       [&](const Command& found) {
+                         return UpdateCaseNode(found, selector, branches);
+                       });
+}
+
+absl::Status CommandBuffer::CreateCaseNode(const Command&, DeviceAddressBase,
+                                           absl::Span<const NestedRecorder>) {
+  return absl::UnimplementedError(
+      "this platform's command buffers have no conditional nodes; the "
+      "conditional runs from the host");
+}
+
+absl::StatusOr<CommandBuffer::NodeUpdate> CommandBuffer::UpdateCaseNode(
+    const Command&, DeviceAddressBase, absl::Span<const NestedRecorder>) {
+  return absl::UnimplementedError(
+      "this platform's command buffers have no conditional nodes");
 }
 
 absl::Status CommandBuffer::CreateWhileNode(const Command&, DeviceAddressBase,

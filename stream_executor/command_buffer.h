@@ -49,7 +49,15 @@ class CommandBuffer {
   // id().
   class Command {
    public:
-    enum class Kind { kLaunch, kMemcpy, kMemset, kChild, kBarrier, kWhile };
+    enum class Kind {
+      kLaunch,
+      kMemcpy,
+      kMemset,
+      kChild,
+      kBarrier,
+      kWhile,
+      kCase
+    };
 
     Command(const Command&) = delete;
     Command& operator=(const Command&) = delete;
@@ -151,6 +159,18 @@ class CommandBuffer {
   absl::Status UpdateWhile(const Command* command, DeviceAddressBase predicate,
                            NestedRecorder condition, NestedRecorder body);
 
+  // A branch inside the graph: runs one of `branches`, each recorded into
+  // a nested command buffer, as the value at `selector` says when the node
+  // runs: a pred (1 byte; nonzero runs branch 0, zero branch 1, XLA's true
+  // and false computations) or an s32 (4 bytes; a value outside
+  // [0, branches) runs the last branch, as XLA does). UNIMPLEMENTED where
+  // there are no conditional nodes.
+  absl::StatusOr<const Command*> CreateCase(
+      DeviceAddressBase selector, absl::Span<const NestedRecorder> branches,
+      Dependencies deps);
+  absl::Status UpdateCase(const Command* command, DeviceAddressBase selector,
+                          absl::Span<const NestedRecorder> branches);
+
   absl::Status Finalize();
   absl::Status Update();
   absl::Status Submit(Stream* stream);
@@ -226,8 +246,8 @@ class CommandBuffer {
   // Enqueues the executable on `stream` (Submit in kFinalized).
   virtual absl::Status Launch(Stream* stream) = 0;
 
-  // Loop nodes, for platforms with conditional nodes; the others keep
-  // these defaults (UNIMPLEMENTED).
+  // Loop and branch nodes, for platforms with conditional nodes; the
+  // others keep these defaults (UNIMPLEMENTED).
   virtual absl::Status CreateWhileNode(const Command& command,
                                        DeviceAddressBase predicate,
                                        int64_t max_iterations,
@@ -236,6 +256,12 @@ class CommandBuffer {
   virtual absl::StatusOr<NodeUpdate> UpdateWhileNode(
       const Command& command, DeviceAddressBase predicate,
       NestedRecorder condition, NestedRecorder body);
+  virtual absl::Status CreateCaseNode(const Command& command,
+                                      DeviceAddressBase selector,
+                                      absl::Span<const NestedRecorder> branches);
+  virtual absl::StatusOr<NodeUpdate> UpdateCaseNode(
+      const Command& command, DeviceAddressBase selector,
+      absl::Span<const NestedRecorder> branches);
 
   // For hooks.
   // An update this finalize cycle was refused; in-place work is wasted.

@@ -462,7 +462,8 @@ DebugOptions DefaultDebugOptions() {
   DebugOptions options;
   for (DebugOptions::CommandBufferCmdType type :
        {DebugOptions::FUSION, DebugOptions::CUBLAS, DebugOptions::MEMCPY,
-        DebugOptions::MEMSET, DebugOptions::WHILE}) {
+        DebugOptions::MEMSET, DebugOptions::WHILE,
+        DebugOptions::CONDITIONAL}) {
     options.add_xla_gpu_enable_command_buffer(type);
   }
   options.set_xla_gpu_graph_min_graph_size(1);

@@ -205,7 +205,8 @@ TEST(ParseFlagsTest, ListEditsAllApplyInOrder) {
   // +CUBLAS is already present, so it is not added twice.
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::CUBLAS, DebugOptions::MEMCPY,
-                          DebugOptions::WHILE, DebugOptions::COLLECTIVES));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL,
+                          DebugOptions::COLLECTIVES));
 }
 
 TEST(ParseFlagsTest, ListRemoveDropsEveryOccurrence) {
@@ -224,7 +225,7 @@ TEST(ParseFlagsTest, ListRemovingAbsentItemIsNotAnError) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET,
-                          DebugOptions::WHILE));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL));
 }
 
 TEST(ParseFlagsTest, ListEmptyValueClears) {
@@ -314,7 +315,7 @@ TEST(DefaultDebugOptionsTest, Values) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET,
-                          DebugOptions::WHILE));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL));
   EXPECT_EQ(options.xla_gpu_graph_min_graph_size(), 1);
   EXPECT_EQ(options.xla_gpu_command_buffer_trace_cache_size(), 16);
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
@@ -331,7 +332,8 @@ TEST(DebugOptionsFromEnvironmentTest, AppliesXlaFlagsOverDefaults) {
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_THAT(options->xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::MEMCPY,
-                          DebugOptions::MEMSET, DebugOptions::WHILE));
+                          DebugOptions::MEMSET, DebugOptions::WHILE,
+                          DebugOptions::CONDITIONAL));
   EXPECT_EQ(options->xla_gpu_command_buffer_trace_cache_size(), 16);
 
   ASSERT_EQ(setenv("XLA_FLAGS", "--xla_gpu_bogus", 1), 0);
@@ -415,7 +417,7 @@ TEST(PresetTest, CommandBuffersNoCacheSetsDefaultValuedFields) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET,
-                          DebugOptions::WHILE));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL));
   EXPECT_FALSE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_NONE);
@@ -431,7 +433,7 @@ TEST(PresetTest, CachedCopy) {
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_COPY);
   // The list is replaced, not appended to.
-  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 5);
+  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 6);
 }
 
 TEST(PresetTest, CachedStaged) {
@@ -439,7 +441,7 @@ TEST(PresetTest, CachedStaged) {
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_STAGED);
-  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 5);
+  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 6);
 }
 
 TEST(PresetTest, MissingFile) {

@@ -122,6 +122,7 @@ bool GpuCommandBuffer::IsEmptyNode(Kind kind, const Node& node) const {
     case Kind::kBarrier:
       return true;
     case Kind::kWhile:  // never created: no conditional nodes here yet
+    case Kind::kCase:
       return false;
   }
   return false;

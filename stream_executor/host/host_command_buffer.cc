@@ -152,6 +152,13 @@ HostOp HostCommandBuffer::LoopOp(const Loop& loop,
   };
 }
 
+absl::Status HostCommandBuffer::RecordNested(HostCommandBuffer& nested,
+                                             NestedRecorder recorder) {
+  if (nested.state() == State::kFinalized) RETURN_IF_ERROR(nested.Update());
+  RETURN_IF_ERROR(recorder(nested));
+  return nested.Finalize();
+}
+
 absl::Status HostCommandBuffer::CreateWhileNode(const Command& command,
                                                 DeviceAddressBase predicate,
                                                 int64_t max_iterations,
@@ -161,10 +168,8 @@ absl::Status HostCommandBuffer::CreateWhileNode(const Command& command,
   loop.condition = std::make_unique<HostCommandBuffer>();
   loop.body = std::make_unique<HostCommandBuffer>();
   loop.max_iterations = max_iterations;
-  RETURN_IF_ERROR(condition(*loop.condition));
-  RETURN_IF_ERROR(loop.condition->Finalize());
-  RETURN_IF_ERROR(body(*loop.body));
-  RETURN_IF_ERROR(loop.body->Finalize());
+  RETURN_IF_ERROR(RecordNested(*loop.condition, condition));
+  RETURN_IF_ERROR(RecordNested(*loop.body, body));
   RETURN_IF_ERROR(
       AddOps(command, std::vector<HostOp>{LoopOp(loop, predicate)}));
   loops_[command.id()] = std::move(loop);
@@ -175,13 +180,60 @@ absl::StatusOr<CommandBuffer::NodeUpdate> HostCommandBuffer::UpdateWhileNode(
     const Command& command, DeviceAddressBase predicate,
     NestedRecorder condition, NestedRecorder body) {
   Loop& loop = loops_.at(command.id());
-  for (auto [nested, update] : {std::pair{loop.condition.get(), condition},
-                                std::pair{loop.body.get(), body}}) {
-    RETURN_IF_ERROR(nested->Update());
-    RETURN_IF_ERROR(update(*nested));
-    RETURN_IF_ERROR(nested->Finalize());
-  }
+  RETURN_IF_ERROR(RecordNested(*loop.condition, condition));
+  RETURN_IF_ERROR(RecordNested(*loop.body, body));
   return ReplaceOps(command, std::vector<HostOp>{LoopOp(loop, predicate)});
+}
+
+HostOp HostCommandBuffer::CaseOp(const Branches& branches,
+                                 DeviceAddressBase selector) {
+  std::vector<std::shared_ptr<const Executable>> executables;
+  for (const auto& branch : branches) {
+    executables.push_back(branch->executable_);
+  }
+  const void* value = selector.opaque();
+  const bool is_pred = selector.size() == 1;
+  return [executables, value, is_pred]() -> absl::Status {
+    const int64_t count = executables.size();
+    int64_t branch;
+    if (is_pred) {
+      branch = *static_cast<const volatile uint8_t*>(value) != 0 ? 0 : 1;
+    } else {
+      const int32_t index = *static_cast<const volatile int32_t*>(value);
+      branch = index >= 0 && index < count ? index : count - 1;
+    }
+    for (const HostOp& op : executables[branch]->ops) RETURN_IF_ERROR(op());
+    return absl::OkStatus();
+  };
+}
+
+absl::Status HostCommandBuffer::CreateCaseNode(
+    const Command& command, DeviceAddressBase selector,
+    absl::Span<const NestedRecorder> recorders) {
+  Branches branches;
+  for (NestedRecorder recorder : recorders) {
+    branches.push_back(std::make_unique<HostCommandBuffer>());
+    RETURN_IF_ERROR(RecordNested(*branches.back(), recorder));
+  }
+  RETURN_IF_ERROR(
+      AddOps(command, std::vector<HostOp>{CaseOp(branches, selector)}));
+  cases_[command.id()] = std::move(branches);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CommandBuffer::NodeUpdate> HostCommandBuffer::UpdateCaseNode(
+    const Command& command, DeviceAddressBase selector,
+    absl::Span<const NestedRecorder> recorders) {
+  Branches& branches = cases_.at(command.id());
+  if (branches.size() != recorders.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "UpdateCase: ", recorders.size(), " branches for a node of ",
+        branches.size()));
+  }
+  for (size_t k = 0; k < branches.size(); ++k) {
+    RETURN_IF_ERROR(RecordNested(*branches[k], recorders[k]));
+  }
+  return ReplaceOps(command, std::vector<HostOp>{CaseOp(branches, selector)});
 }
 
 std::shared_ptr<HostCommandBuffer::Executable> HostCommandBuffer::Flatten()

@@ -23,6 +23,8 @@ namespace stream_executor::host {
 // A loop (CreateWhile) is one operation that runs the condition's and the
 // body's nested executables inline, on the same worker thread, until the
 // predicate byte is zero: the whole loop is part of the one unit of work.
+// A branch (CreateCase) is likewise one operation that reads its selector
+// and runs one branch's executable.
 //
 // An update writes the command's new operations over its span. One that
 // needs a span of another length (a child graph of a different size, as
@@ -82,6 +84,12 @@ class HostCommandBuffer : public CommandBuffer {
                                              DeviceAddressBase predicate,
                                              NestedRecorder condition,
                                              NestedRecorder body) override;
+  absl::Status CreateCaseNode(
+      const Command& command, DeviceAddressBase selector,
+      absl::Span<const NestedRecorder> branches) override;
+  absl::StatusOr<NodeUpdate> UpdateCaseNode(
+      const Command& command, DeviceAddressBase selector,
+      absl::Span<const NestedRecorder> branches) override;
 
   absl::Status Instantiate() override;
   absl::Status Reinstantiate() override;
@@ -108,8 +116,17 @@ class HostCommandBuffer : public CommandBuffer {
   // when it was made (an update makes a new one).
   static HostOp LoopOp(const Loop& loop, DeviceAddressBase predicate);
 
+  // A branch node's branches, by command id.
+  using Branches = std::vector<std::unique_ptr<HostCommandBuffer>>;
+  static HostOp CaseOp(const Branches& branches, DeviceAddressBase selector);
+  // Records (kCreate) or updates (kUpdate) `nested` with `recorder`, then
+  // finalizes it.
+  static absl::Status RecordNested(HostCommandBuffer& nested,
+                                   NestedRecorder recorder);
+
   // Loop nodes by command id.
   absl::flat_hash_map<int, Loop> loops_;
+  absl::flat_hash_map<int, Branches> cases_;
   // The latest operations of each command, by id: what an instantiation
   // flattens.
   std::vector<std::vector<HostOp>> node_ops_;

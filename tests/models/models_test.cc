@@ -217,7 +217,7 @@ TEST_P(ModelTest, EmittedGemmMatchesJax) {
 // conditional one branch per step), and after step 2 nothing records,
 // updates or re-traces a command buffer, those inside loop bodies and
 // branches included. Where the platform has conditional nodes, a step of
-// a loop model is one graph launch.
+// a control-flow model is one graph launch.
 TEST_P(ModelTest, ControlFlowCountersAreSteady) {
   const bool loops = hlo_.find(" while(") != std::string::npos;
   const bool branches = hlo_.find(" conditional(") != std::string::npos;
@@ -253,15 +253,16 @@ TEST_P(ModelTest, ControlFlowCountersAreSteady) {
     EXPECT_GT(steady.command_buffer_launches, 0);
     // The first step warms up op by op, with its loops driven by the host.
     if (loops && HasData()) EXPECT_GT(first.loop_iterations, 0);
-    if (loops && !branches && executor_->SupportsConditionalCommands()) {
-      // Every loop is a loop node: each step is one graph launch with the
-      // loops inside, and the host sees no iteration.
+    if (executor_->SupportsConditionalCommands()) {
+      // Every loop and conditional is a node of the graph: each step is
+      // one graph launch, and the host sees no iteration and no branch.
       EXPECT_EQ(steady.command_buffer_launches, 4);
       EXPECT_EQ(steady.loop_iterations, 0);
+      EXPECT_EQ(steady.conditional_branches, 0);
     } else {
       EXPECT_EQ(steady.loop_iterations, 4 * first.loop_iterations);
+      EXPECT_EQ(steady.conditional_branches, branches ? 4 : 0);
     }
-    EXPECT_EQ(steady.conditional_branches, branches ? 4 : 0);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -342,6 +343,36 @@ TEST_P(ControlFlowThunkTest, IndexOutOfRangeRunsTheLastBranch) {
   XLA_LITE_ASSERT_OK(Run(cond));
   EXPECT_EQ(Int(Layout::kI), 0);
   EXPECT_EQ(Acc(), std::vector<float>(kAcc, 2.0f));
+}
+
+// Recorded once, a branch node picks its branch on the device every
+// execution: the steps below take branch 0, 1, 2 and an out-of-range
+// index (the last branch) without recording again.
+TEST_P(ControlFlowThunkTest, RecordedConditionalPicksOnTheDevice) {
+  Layout l;
+  auto graph = Recorded(std::make_unique<gpu::ConditionalThunk>(
+      "switch", l.At(Layout::kIndex, 4), Branches(l, 3)));
+  const bool branch_nodes = executor_->SupportsConditionalCommands();
+  Reset({}, 1.0f);
+  // index -> (acc, i) after the step.
+  const std::vector<std::tuple<int32_t, float, int32_t>> steps = {
+      {0, 2.0f, 0}, {0, 3.0f, 0}, {2, 3.0f, 1}, {1, 0.0f, 1}, {9, 0.0f, 2},
+      {0, 1.0f, 2}};
+  for (int step = 0; step < steps.size(); ++step) {
+    const auto [index, acc, i] = steps[step];
+    SCOPED_TRACE(step);
+    se::DeviceAddressBase selector =
+        memory_.cref().GetByteSlice(Layout::kIndex, 4);
+    XLA_LITE_ASSERT_OK(executor_->SynchronousMemcpyH2D(&index, 4, &selector));
+    const gpu::ExecutionCounters before = stats_.Snapshot();
+    XLA_LITE_ASSERT_OK(Run(*graph));
+    const gpu::ExecutionCounters delta = stats_.Snapshot() - before;
+    EXPECT_EQ(Acc(), std::vector<float>(kAcc, acc));
+    EXPECT_EQ(Int(Layout::kI), i);
+    const bool host_driven = step == 0 || !branch_nodes;
+    EXPECT_EQ(delta.conditional_branches, host_driven ? 1 : 0);
+    EXPECT_EQ(delta.command_buffer_records, !host_driven && step == 1 ? 1 : 0);
+  }
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(ControlFlowThunkTest);

@@ -551,6 +551,123 @@ TEST_P(CommandBufferConformanceTest, CountersFollowRecordReplayAndUpdates) {
   EXPECT_EQ(Tie(cb->counters()), std::make_tuple(4, 1, 2, 0, 101));
 }
 
+// A loop node checks its arguments and state before recording anything,
+// and a platform without conditional nodes refuses it whole.
+TEST_P(CommandBufferConformanceTest, WhileChecksBeforeItRecords) {
+  auto cb = NewCommandBuffer();
+  ASSERT_NE(cb, nullptr);
+  auto memset = cb->CreateMemset(dy_.cref(), 0, 64, {});
+  ASSERT_TRUE(memset.ok());
+  int recorded = 0;
+  auto count = [&](CommandBuffer&) {
+    ++recorded;
+    return absl::OkStatus();
+  };
+  se::DeviceAddressBase pred = dw_.cref().GetByteSlice(0, 4);
+  EXPECT_EQ(cb->CreateWhile(se::DeviceAddressBase(), 10, count, count, {})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cb->CreateWhile(pred, 0, count, count, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(recorded, 0);
+  EXPECT_EQ(cb->num_commands(), 1);
+
+  auto loop = cb->CreateWhile(pred, 10, count, count, {*memset});
+  if (!executor_->SupportsConditionalCommands()) {
+    EXPECT_EQ(loop.status().code(), absl::StatusCode::kUnimplemented)
+        << loop.status();
+    EXPECT_EQ(cb->num_commands(), 1);
+    return;
+  }
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  EXPECT_EQ(recorded, 2) << "the condition and the body, once each";
+  EXPECT_EQ((*loop)->kind(), Command::Kind::kWhile);
+  ASSERT_TRUE(cb->Finalize().ok());
+  EXPECT_EQ(cb->CreateWhile(pred, 10, count, count, {}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(cb->Update().ok());
+  absl::Status wrong_kind = cb->UpdateWhile(*memset, pred, count, count);
+  EXPECT_EQ(wrong_kind.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong_kind.message().find("is a memset"), std::string::npos)
+      << wrong_kind;
+  ASSERT_TRUE(cb->UpdateWhile(*loop, pred, count, count).ok());
+  EXPECT_EQ(recorded, 4) << "an update visits both nested buffers";
+  ASSERT_TRUE(cb->Finalize().ok());
+}
+
+// A branch node checks its selector and branch count before recording.
+TEST_P(CommandBufferConformanceTest, CaseChecksBeforeItRecords) {
+  auto cb = NewCommandBuffer();
+  ASSERT_NE(cb, nullptr);
+  int recorded = 0;
+  auto count = [&](CommandBuffer&) {
+    ++recorded;
+    return absl::OkStatus();
+  };
+  const std::vector<CommandBuffer::NestedRecorder> two = {count, count};
+  const std::vector<CommandBuffer::NestedRecorder> three = {count, count,
+                                                            count};
+  se::DeviceAddressBase pred = dw_.cref().GetByteSlice(0, 1);
+  se::DeviceAddressBase index = dw_.cref().GetByteSlice(0, 4);
+  for (const auto& [selector, branches, what] :
+       std::vector<std::tuple<se::DeviceAddressBase,
+                              std::vector<CommandBuffer::NestedRecorder>,
+                              const char*>>{
+           {se::DeviceAddressBase(), two, "null selector"},
+           {dw_.cref().GetByteSlice(0, 2), two, "2-byte selector"},
+           {pred, three, "pred with 3 branches"},
+           {index, {}, "no branch"}}) {
+    EXPECT_EQ(cb->CreateCase(selector, branches, {}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << what;
+  }
+  EXPECT_EQ(recorded, 0);
+  EXPECT_EQ(cb->num_commands(), 0);
+  auto node = cb->CreateCase(index, three, {});
+  if (!executor_->SupportsConditionalCommands()) {
+    EXPECT_EQ(node.status().code(), absl::StatusCode::kUnimplemented);
+    return;
+  }
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(recorded, 3);
+  EXPECT_EQ((*node)->kind(), Command::Kind::kCase);
+  ASSERT_TRUE(cb->Finalize().ok());
+  ASSERT_TRUE(cb->Update().ok());
+  EXPECT_EQ(cb->UpdateCase(*node, index, two).code(),
+            absl::StatusCode::kInvalidArgument)
+      << "an update keeps the branch count";
+  ASSERT_TRUE(cb->UpdateCase(*node, index, three).ok());
+  EXPECT_EQ(recorded, 6);
+}
+
+// A loop whose condition turns false at once runs the condition and never
+// the body: the predicate is read after the condition, not before.
+TEST_P(CommandBufferConformanceTest, WhileReadsThePredicateAfterTheCondition) {
+  if (!executor_->SupportsConditionalCommands()) {
+    GTEST_SKIP() << "no conditional nodes on this platform";
+  }
+  auto cb = NewCommandBuffer();
+  ASSERT_NE(cb, nullptr);
+  se::DeviceAddressBase pred = dw_.cref().GetByteSlice(0, 4);
+  ASSERT_TRUE(stream_->Memset32(&pred, 0x01010101, 4).ok());  // true
+  auto loop = cb->CreateWhile(
+      pred, 10,
+      [&](CommandBuffer& condition) {  // pred = false
+        return condition.CreateMemset(pred, 0, 4, {}).status();
+      },
+      [&](CommandBuffer& body) {  // y = 7
+        return body.CreateMemset(dy_.cref(), FloatBits(7), kN * 4, {}).status();
+      },
+      {});
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  ASSERT_TRUE(cb->Finalize().ok());
+  ASSERT_TRUE(cb->Submit(stream_.get()).ok());
+  std::vector<float> y = Download(dy_.cref());
+  EXPECT_EQ(y, std::vector<float>(kN, 0.0f));
+  EXPECT_EQ(Download(dw_.cref())[0], 0.0f);
+}
+
 // Nodes by label, edges by dependency; labels follow updates.
 TEST_P(CommandBufferConformanceTest, DotNamesNodesAndEdges) {
   auto cb = NewCommandBuffer();

@@ -1,6 +1,8 @@
 #include "xla_lite/runtime/conditional_thunk.h"
 
+#include <functional>
 #include <utility>
+#include <vector>
 
 #include "base/status_macros.h"
 #include "glog/logging.h"
@@ -39,6 +41,62 @@ absl::Status ConditionalThunk::ExecuteOnStream(const ExecuteParams& params) {
   VLOG(3) << name() << ": selector " << value << ", branch " << branch;
   if (params.stats != nullptr) ++params.stats->conditional_branches;
   return branches_[branch]->ExecuteOnStream(params);
+}
+
+bool ConditionalThunk::IsRecordable() const {
+  for (const auto& branch : branches_) {
+    if (!branch->AllRecordable()) return false;
+  }
+  return true;
+}
+
+namespace {
+
+using BranchRecorder = std::function<absl::Status(se::CommandBuffer&)>;
+
+// One function per branch that records it into, or (`update`) updates it
+// in, its nested command buffer. Nested thunks trace into their own graphs
+// each time: the trace cache in `params` is keyed by the conditional.
+std::vector<BranchRecorder> BranchRecorders(
+    const std::vector<std::unique_ptr<SequentialThunk>>& branches,
+    const Thunk::RecordParams& params, bool update) {
+  Thunk::RecordParams nested = params;
+  nested.trace_cache = nullptr;
+  std::vector<BranchRecorder> recorders;
+  for (const auto& branch : branches) {
+    recorders.push_back(
+        [nested, update, b = branch.get()](se::CommandBuffer& cb) {
+          return update ? b->UpdateNested(nested, cb)
+                        : b->RecordNested(nested, cb);
+        });
+  }
+  return recorders;
+}
+
+}  // namespace
+
+absl::StatusOr<const se::CommandBuffer::Command*> ConditionalThunk::Record(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    se::CommandBuffer::Dependencies dependencies) {
+  std::vector<BranchRecorder> record =
+      BranchRecorders(branches_, params, /*update=*/false);
+  std::vector<se::CommandBuffer::NestedRecorder> recorders(record.begin(),
+                                                           record.end());
+  return command_buffer->CreateCase(
+      params.buffer_allocations->GetDeviceAddress(selector_), recorders,
+      dependencies);
+}
+
+absl::Status ConditionalThunk::UpdateRecorded(
+    const RecordParams& params, se::CommandBuffer* command_buffer,
+    const se::CommandBuffer::Command* command) {
+  std::vector<BranchRecorder> update =
+      BranchRecorders(branches_, params, /*update=*/true);
+  std::vector<se::CommandBuffer::NestedRecorder> recorders(update.begin(),
+                                                           update.end());
+  return command_buffer->UpdateCase(
+      command, params.buffer_allocations->GetDeviceAddress(selector_),
+      recorders);
 }
 
 BufferUses ConditionalThunk::buffer_uses() const {

@@ -25,6 +25,18 @@ class ConditionalThunk : public Thunk {
   absl::Status ExecuteOnStream(const ExecuteParams& params) override;
   BufferUses buffer_uses() const override;
 
+  // Recorded (on platforms with conditional nodes, when every branch is
+  // recordable), one CommandBuffer branch node: the branches are recorded
+  // once into its nested command buffers and the device picks one, with
+  // no read back; conditional_branches then counts nothing.
+  bool IsRecordable() const override;
+  absl::StatusOr<const se::CommandBuffer::Command*> Record(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      se::CommandBuffer::Dependencies dependencies) override;
+  absl::Status UpdateRecorded(
+      const RecordParams& params, se::CommandBuffer* command_buffer,
+      const se::CommandBuffer::Command* command) override;
+
   // The branch a selector value picks.
   int64_t BranchFor(int64_t selector_value) const;
   const std::vector<std::unique_ptr<SequentialThunk>>& branches() const {

@@ -1,6 +1,7 @@
 #include "xla_lite/runtime/sequential_thunk.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -66,6 +67,36 @@ BufferUses SequentialThunk::buffer_uses() const {
     uses.insert(uses.end(), inner.begin(), inner.end());
   }
   return uses;
+}
+
+bool SequentialThunk::AllRecordable() const {
+  for (const auto& thunk : thunks_) {
+    if (!thunk->IsRecordable()) return false;
+  }
+  return true;
+}
+
+absl::Status SequentialThunk::RecordNested(const RecordParams& params,
+                                           se::CommandBuffer& nested) const {
+  const se::CommandBuffer::Command* previous = nullptr;
+  for (const auto& thunk : thunks_) {
+    std::vector<const se::CommandBuffer::Command*> deps;
+    if (previous != nullptr) deps.push_back(previous);
+    const int before = nested.num_commands();
+    ASSIGN_OR_RETURN(previous, thunk->Record(params, &nested, deps));
+    CHECK_EQ(nested.num_commands(), before + 1)
+        << thunk->name() << ": Record adds exactly one command";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SequentialThunk::UpdateNested(const RecordParams& params,
+                                           se::CommandBuffer& nested) const {
+  for (int i = 0; i < thunks_.size(); ++i) {
+    RETURN_IF_ERROR(
+        thunks_[i]->UpdateRecorded(params, &nested, &nested.command(i)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace xla_lite::gpu

@@ -21,6 +21,16 @@ class SequentialThunk : public Thunk {
 
   const ThunkSequence& thunks() const { return thunks_; }
 
+  // As the nested computation of a recorded loop or branch: whether every
+  // thunk is recordable; each thunk recorded into `nested` after the one
+  // before (one command per thunk, so thunk i's command is nested.command(i)
+  // for UpdateNested).
+  bool AllRecordable() const;
+  absl::Status RecordNested(const RecordParams& params,
+                            se::CommandBuffer& nested) const;
+  absl::Status UpdateNested(const RecordParams& params,
+                            se::CommandBuffer& nested) const;
+
  private:
   ThunkSequence thunks_;
 };

@@ -61,10 +61,10 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
       return DebugOptions::COLLECTIVES;
     case Thunk::Kind::kWhile:
       return DebugOptions::WHILE;
+    case Thunk::Kind::kConditional:
+      return DebugOptions::CONDITIONAL;
     case Thunk::Kind::kSequential:
     case Thunk::Kind::kCommandBuffer:
-    // Not recorded yet: branches run host-driven.
-    case Thunk::Kind::kConditional:
       return std::nullopt;
   }
   return std::nullopt;

@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -69,46 +68,8 @@ absl::Status WhileThunk::ExecuteOnStream(const ExecuteParams& params) {
   }
 }
 
-namespace {
-
-// Records `sequence` into `nested`, each thunk after the one before: one
-// command per thunk, so UpdateNested finds thunk i's command at id i.
-absl::Status RecordNested(const SequentialThunk& sequence,
-                          const Thunk::RecordParams& params,
-                          se::CommandBuffer& nested) {
-  const se::CommandBuffer::Command* previous = nullptr;
-  for (const auto& thunk : sequence.thunks()) {
-    std::vector<const se::CommandBuffer::Command*> deps;
-    if (previous != nullptr) deps.push_back(previous);
-    const int before = nested.num_commands();
-    ASSIGN_OR_RETURN(previous, thunk->Record(params, &nested, deps));
-    CHECK_EQ(nested.num_commands(), before + 1)
-        << thunk->name() << ": Record adds exactly one command";
-  }
-  return absl::OkStatus();
-}
-
-absl::Status UpdateNested(const SequentialThunk& sequence,
-                          const Thunk::RecordParams& params,
-                          se::CommandBuffer& nested) {
-  for (int i = 0; i < sequence.thunks().size(); ++i) {
-    RETURN_IF_ERROR(sequence.thunks()[i]->UpdateRecorded(params, &nested,
-                                                         &nested.command(i)));
-  }
-  return absl::OkStatus();
-}
-
-bool AllRecordable(const SequentialThunk& sequence) {
-  for (const auto& thunk : sequence.thunks()) {
-    if (!thunk->IsRecordable()) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 bool WhileThunk::IsRecordable() const {
-  return AllRecordable(*condition_) && AllRecordable(*body_);
+  return condition_->AllRecordable() && body_->AllRecordable();
 }
 
 absl::StatusOr<const se::CommandBuffer::Command*> WhileThunk::Record(
@@ -121,10 +82,8 @@ absl::StatusOr<const se::CommandBuffer::Command*> WhileThunk::Record(
   return command_buffer->CreateWhile(
       params.buffer_allocations->GetDeviceAddress(predicate_),
       MaxIterations(params.debug_options),
-      [&](se::CommandBuffer& cb) {
-        return RecordNested(*condition_, nested, cb);
-      },
-      [&](se::CommandBuffer& cb) { return RecordNested(*body_, nested, cb); },
+      [&](se::CommandBuffer& cb) { return condition_->RecordNested(nested, cb); },
+      [&](se::CommandBuffer& cb) { return body_->RecordNested(nested, cb); },
       dependencies);
 }
 
@@ -135,10 +94,8 @@ absl::Status WhileThunk::UpdateRecorded(
   nested.trace_cache = nullptr;
   return command_buffer->UpdateWhile(
       command, params.buffer_allocations->GetDeviceAddress(predicate_),
-      [&](se::CommandBuffer& cb) {
-        return UpdateNested(*condition_, nested, cb);
-      },
-      [&](se::CommandBuffer& cb) { return UpdateNested(*body_, nested, cb); });
+      [&](se::CommandBuffer& cb) { return condition_->UpdateNested(nested, cb); },
+      [&](se::CommandBuffer& cb) { return body_->UpdateNested(nested, cb); });
 }
 
 BufferUses WhileThunk::buffer_uses() const {

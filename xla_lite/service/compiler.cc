@@ -144,10 +144,10 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   const double assignment_ms = lap();
   VLOG(1) << module->name() << ": buffer assignment\n"
           << assignment.ToString(plan);
-  // A loop whose condition and body are recordable is recorded whole (a
-  // loop node) where the platform has conditional nodes. Other loops, and
-  // every conditional, run from the host, and their computations' runs get
-  // command buffers of their own, as the entry's do.
+  // A loop or conditional whose computations are all recordable is
+  // recorded whole (a loop or branch node) where the platform has
+  // conditional nodes. Other control flow runs from the host, and its
+  // computations' runs get command buffers of their own, as the entry's do.
   gpu::ThunkEmissionOptions emission_options;
   emission_options.gemm = emission;
   emission_options.programmatic_launch =
@@ -158,7 +158,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
     return gpu::ScheduleCommandBuffers(std::move(thunks), options);
   };
   if (executor != nullptr && executor->SupportsConditionalCommands()) {
-    emission_options.records_in_loop = [&options](const gpu::Thunk& thunk) {
+    emission_options.records_nested = [&options](const gpu::Thunk& thunk) {
       return gpu::CanRecordInCommandBuffer(thunk, options);
     };
   }

@@ -1,6 +1,5 @@
 #include "xla_lite/service/thunk_emitter.h"
 
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -148,13 +147,14 @@ std::unique_ptr<SequentialThunk> Nested(std::string name, ThunkSequence thunks,
   return std::make_unique<SequentialThunk>(std::move(name), std::move(thunks));
 }
 
-// Whether every thunk of `computations` can be recorded in a loop node.
+// Whether every thunk of `computations` can be recorded in a loop or
+// branch node.
 bool RecordsWhole(const ThunkEmissionOptions& options,
-                  std::initializer_list<const ThunkSequence*> computations) {
-  if (!options.records_in_loop) return false;
-  for (const ThunkSequence* thunks : computations) {
-    for (const auto& thunk : *thunks) {
-      if (!options.records_in_loop(*thunk)) return false;
+                  const std::vector<ThunkSequence>& computations) {
+  if (!options.records_nested) return false;
+  for (const ThunkSequence& thunks : computations) {
+    for (const auto& thunk : thunks) {
+      if (!options.records_nested(*thunk)) return false;
     }
   }
   return true;
@@ -179,32 +179,39 @@ absl::Status EmitControlFlow(const PlannedOp& op,
       }
     }
     const ExecutionPlan& condition = control.computations.at(0);
-    ASSIGN_OR_RETURN(
-        ThunkSequence condition_thunks,
-        EmitComputation(condition, nested.at(0), options, next_id));
     const ExecutionPlan& body = control.computations.at(1);
-    ASSIGN_OR_RETURN(ThunkSequence body_thunks,
+    std::vector<ThunkSequence> computations(2);
+    ASSIGN_OR_RETURN(computations[0], EmitComputation(condition, nested.at(0),
+                                                      options, next_id));
+    ASSIGN_OR_RETURN(computations[1],
                      EmitComputation(body, nested.at(1), options, next_id));
-    const bool whole = RecordsWhole(options, {&condition_thunks, &body_thunks});
+    const bool whole = RecordsWhole(options, computations);
     VLOG(1) << op.name << ": "
             << (whole ? "recordable as a loop node" : "host-driven loop");
     const Slice pred = nested[0].slices[condition.output_buffers.at(0)];
     thunks.push_back(std::make_unique<WhileThunk>(
         op.name, pred,
         Nested(absl::StrCat(op.name, ".", condition.name),
-               std::move(condition_thunks), options, whole),
-        Nested(absl::StrCat(op.name, ".", body.name), std::move(body_thunks),
-               options, whole)));
+               std::move(computations[0]), options, whole),
+        Nested(absl::StrCat(op.name, ".", body.name),
+               std::move(computations[1]), options, whole)));
     return absl::OkStatus();
   }
-  std::vector<std::unique_ptr<SequentialThunk>> branches;
+  std::vector<ThunkSequence> computations;
   for (size_t k = 0; k < control.computations.size(); ++k) {
-    const ExecutionPlan& branch = control.computations[k];
     ASSIGN_OR_RETURN(ThunkSequence branch_thunks,
-                     EmitComputation(branch, nested.at(k), options, next_id));
-    branches.push_back(Nested(absl::StrCat(op.name, ".", branch.name),
-                              std::move(branch_thunks), options,
-                              /*record_whole=*/false));
+                     EmitComputation(control.computations[k], nested.at(k),
+                                     options, next_id));
+    computations.push_back(std::move(branch_thunks));
+  }
+  const bool whole = RecordsWhole(options, computations);
+  VLOG(1) << op.name << ": "
+          << (whole ? "recordable as a branch node" : "host-driven branches");
+  std::vector<std::unique_ptr<SequentialThunk>> branches;
+  for (size_t k = 0; k < computations.size(); ++k) {
+    branches.push_back(Nested(
+        absl::StrCat(op.name, ".", control.computations[k].name),
+        std::move(computations[k]), options, whole));
   }
   thunks.push_back(std::make_unique<ConditionalThunk>(
       op.name, assignment.slices[control.selector], std::move(branches)));

@@ -26,11 +26,12 @@ struct ThunkEmissionOptions {
   // (the compiler schedules their command buffers with it); null: left
   // op by op.
   std::function<ThunkSequence(ThunkSequence)> schedule_nested;
-  // Whether `thunk` can be recorded inside a loop node. A while whose
-  // condition and body are all such thunks keeps them unscheduled, so the
-  // WhileThunk is recordable whole (a loop node of the step's graph); null:
-  // loops are never recorded whole.
-  std::function<bool(const Thunk&)> records_in_loop;
+  // Whether `thunk` can be recorded inside a loop or branch node. A while
+  // whose condition and body (a conditional whose branches) are all such
+  // thunks keeps them unscheduled, so that the WhileThunk
+  // (ConditionalThunk) is recordable whole, a node of the step's graph;
+  // null: control flow is never recorded whole.
+  std::function<bool(const Thunk&)> records_nested;
 };
 
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
