@@ -127,6 +127,11 @@ absl::StatusOr<CommandBuffer::NodeUpdate> HostCommandBuffer::UpdateChildNode(
   return ReplaceOps(command, ChildOps(child));
 }
 
+absl::Status HostCommandBuffer::RunOps(const Executable& executable) {
+  for (const HostOp& op : executable.ops) RETURN_IF_ERROR(op());
+  return absl::OkStatus();
+}
+
 HostOp HostCommandBuffer::LoopOp(const Loop& loop,
                                  DeviceAddressBase predicate) {
   std::shared_ptr<const Executable> condition = loop.condition->executable_;
@@ -134,19 +139,15 @@ HostOp HostCommandBuffer::LoopOp(const Loop& loop,
   const auto* flag = static_cast<const volatile uint8_t*>(predicate.opaque());
   const int64_t max_iterations = loop.max_iterations;
   return [condition, body, flag, max_iterations]() -> absl::Status {
-    auto run = [](const Executable& executable) -> absl::Status {
-      for (const HostOp& op : executable.ops) RETURN_IF_ERROR(op());
-      return absl::OkStatus();
-    };
-    RETURN_IF_ERROR(run(*condition));
+    RETURN_IF_ERROR(RunOps(*condition));
     for (int64_t i = 0; *flag != 0; ++i) {
       if (i == max_iterations) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "recorded while loop: still running after ", max_iterations,
-            " iterations"));
+            " iterations (xla_gpu_max_loop_iterations)"));
       }
-      RETURN_IF_ERROR(run(*body));
-      RETURN_IF_ERROR(run(*condition));
+      RETURN_IF_ERROR(RunOps(*body));
+      RETURN_IF_ERROR(RunOps(*condition));
     }
     return absl::OkStatus();
   };
@@ -202,8 +203,7 @@ HostOp HostCommandBuffer::CaseOp(const Branches& branches,
       const int32_t index = *static_cast<const volatile int32_t*>(value);
       branch = index >= 0 && index < count ? index : count - 1;
     }
-    for (const HostOp& op : executables[branch]->ops) RETURN_IF_ERROR(op());
-    return absl::OkStatus();
+    return RunOps(*executables[branch]);
   };
 }
 
@@ -271,10 +271,8 @@ absl::Status HostCommandBuffer::Launch(Stream* stream) {
         "host command buffer needs a host stream");
   }
   std::shared_ptr<const Executable> executable = executable_;
-  return host_stream->Enqueue([executable]() -> absl::Status {
-    for (const HostOp& op : executable->ops) RETURN_IF_ERROR(op());
-    return absl::OkStatus();
-  });
+  return host_stream->Enqueue(
+      [executable]() -> absl::Status { return RunOps(*executable); });
 }
 
 }  // namespace stream_executor::host

@@ -105,6 +105,8 @@ class HostCommandBuffer : public CommandBuffer {
   absl::StatusOr<NodeUpdate> ReplaceOps(
       const Command& command, absl::StatusOr<std::vector<HostOp>> ops);
   std::shared_ptr<Executable> Flatten() const;
+  // Runs `executable`'s operations in order, stopping at the first error.
+  static absl::Status RunOps(const Executable& executable);
 
   // A loop node's condition and body, and its bound.
   struct Loop {
