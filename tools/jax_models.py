@@ -104,6 +104,13 @@ def _control_flow_models():
                          "(lax.fori_loop, constant trip count), for step "
                          "time; no .npy data",
              kind="fori_const", model=mlp(22), steps=16, write_data=False),
+        ModelSpec(name="mlp_sgd_step",
+                  description="one SGD step of the MLP that fori_steps16 "
+                              "runs 16 times per call, for the time per "
+                              "inner step against single steps; no .npy "
+                              "data",
+                  sizes=(32, 64, 10), batch=16, learning_rate=0.05, seed=22,
+                  write_data=False),
         Spec(name="fori_steps_input",
              description="SGD steps of an MLP classifier per call, the "
                          "count an s32 input (lax.fori_loop)",

@@ -7,6 +7,7 @@
 #include "cuda.h"
 #include "cuda_runtime_api.h"
 #include "glog/logging.h"
+#include "stream_executor/cuda/cuda_conditional.h"
 
 namespace stream_executor::cuda {
 namespace {
@@ -532,6 +533,10 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       ResolveDriverFunction("cuGraphExecKernelNodeSetParams",
                             &driver.graph_exec_kernel_node_set_params));
 
+  // Conditional nodes are left out where the driver predates them.
+  int driver_version = 0;
+  cudaDriverGetVersion(&driver_version);
+  const bool conditional = driver_version >= kConditionalNodesDriverVersion;
   static const gpu::GpuApi api = {
       .display_name = "CUDA",
       .error_name = &ErrorName,
@@ -587,6 +592,13 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       .graph_exec_memcpy_d2d_node_set_params = &GraphExecMemcpyD2DNodeSetParams,
       .graph_exec_memset32_node_set_params = &GraphExecMemset32NodeSetParams,
       .graph_exec_child_node_set_params = &GraphExecChildNodeSetParams,
+      .graph_conditional_handle_create =
+          conditional ? &GraphConditionalHandleCreate : nullptr,
+      .graph_add_conditional_node =
+          conditional ? &GraphAddConditionalNode : nullptr,
+      .host_alloc = &HostAlloc,
+      .host_free = &HostFree,
+      .conditional_kernels = conditional ? kConditionalKernelsPtx : nullptr,
       .graph_traits =
           {
               // CUDA instantiates and launches graphs without nodes, and

@@ -219,6 +219,46 @@ struct GpuApi {
                                                GpuGraphNodeHandle node,
                                                GpuGraphHandle child);
 
+  // Conditional nodes: loops and branches that run inside a graph, with no
+  // host round trip. Null where the backend has none (HIP today);
+  // GpuExecutor::SupportsConditionalCommands reports whether they are here.
+  //
+  // A handle is the value a conditional node tests; it belongs to `graph`,
+  // the graph that will hold its node. With `reset_on_launch` every launch
+  // of the executable sets it to `default_value`; otherwise only a kernel
+  // sets it (a kernel of `conditional_kernels`, see GpuCommandBuffer).
+  GpuError (*graph_conditional_handle_create)(uint64_t* handle,
+                                              GpuGraphHandle graph,
+                                              unsigned default_value,
+                                              bool reset_on_launch) = nullptr;
+  enum class ConditionalKind { kIf, kWhile, kSwitch };
+  // Adds a conditional node testing `handle`, with `num_bodies` empty body
+  // graphs that the node owns and writes to `bodies` (an `if` runs
+  // bodies[0] when the value is nonzero, a `while` runs bodies[0] while it
+  // is, a `switch` runs bodies[value] when the value is in range). Nodes
+  // added to a body belong to the graph: instantiation takes them along,
+  // and in-place updates of an executable name them like any other node.
+  GpuError (*graph_add_conditional_node)(
+      GpuGraphNodeHandle* node, GpuGraphHandle graph,
+      const GpuGraphNodeHandle* deps, size_t num_deps, uint64_t handle,
+      ConditionalKind kind, unsigned num_bodies,
+      GpuGraphHandle* bodies) = nullptr;
+  // Pinned host memory the device can write through the same address, for
+  // the word a loop writes when it hits its bound.
+  GpuError (*host_alloc)(void** ptr, size_t size) = nullptr;
+  GpuError (*host_free)(void* ptr) = nullptr;
+  // Assembly (PTX) of the kernels that set handles from device values:
+  //   set_while_condition(u64 handle, const u8* predicate, u64* trips,
+  //                       u64 max_trips, u64* exceeded, u32 first)
+  //     counts a trip unless `first`, and sets the handle to the predicate,
+  //     or to 0 with *exceeded = max_trips once `max_trips` trips ran and
+  //     the predicate still holds;
+  //   set_case_condition(u64 handle, const void* selector, u32 is_pred,
+  //                      u32 num_branches)
+  //     sets the branch index: a pred picks 0 when true and 1 when false,
+  //     an s32 outside [0, num_branches) picks the last branch.
+  const char* conditional_kernels = nullptr;
+
   // Where the backends' graph runtimes differ. GpuCommandBuffer works around
   // each missing capability, so a conservative `false` is always correct,
   // only slower or larger.

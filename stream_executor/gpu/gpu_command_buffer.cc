@@ -90,7 +90,18 @@ absl::StatusOr<std::unique_ptr<GpuCommandBuffer>> GpuCommandBuffer::Create(
 }
 
 GpuCommandBuffer::GpuCommandBuffer(GpuExecutor* executor, OwnedGpuGraph graph)
-    : executor_(executor), api_(executor->api()), graph_(std::move(graph)) {}
+    : executor_(executor),
+      api_(executor->api()),
+      graph_(std::move(graph)),
+      graph_handle_(graph_.get()),
+      root_(this) {}
+
+GpuCommandBuffer::GpuCommandBuffer(GpuExecutor* executor, GpuGraphHandle body,
+                                   GpuCommandBuffer* root)
+    : executor_(executor),
+      api_(executor->api()),
+      graph_handle_(body),
+      root_(root) {}
 
 GpuCommandBuffer::~GpuCommandBuffer() {
   absl::Status status = executor_->Activate();
@@ -99,6 +110,8 @@ GpuCommandBuffer::~GpuCommandBuffer() {
                            "waiting for the last graph launch"));
   }
   status.Update(exec_.Reset());
+  // No launch uses the loops' memory any more.
+  status.Update(FreeConditionals());
   nodes_.clear();
   status.Update(graph_.Reset());
   if (last_launch_ != nullptr) {
@@ -121,7 +134,7 @@ bool GpuCommandBuffer::IsEmptyNode(Kind kind, const Node& node) const {
       return node.child_nodes == 0 && !api_.graph_traits.empty_child_graph;
     case Kind::kBarrier:
       return true;
-    case Kind::kWhile:  // never created: no conditional nodes here yet
+    case Kind::kWhile:  // An `if` node holding the loop or switch.
     case Kind::kCase:
       return false;
   }
@@ -141,16 +154,31 @@ absl::Status GpuCommandBuffer::AddGraphNode(const Command& command, Node node,
     (programmatic && kernel_dep ? programmatic_handles : dep_handles)
         .push_back(nodes_[dep].handle);
   }
+  if (command.dependencies().empty()) {
+    for (GpuGraphNodeHandle entry : EntryHandles()) {
+      dep_handles.push_back(entry);
+    }
+  }
   RETURN_IF_ERROR(executor_->Activate());
   RETURN_IF_ERROR(
       ToStatus(api_,
                add(node, &node.handle, dep_handles.data(), dep_handles.size()),
                absl::StrCat("adding graph node '", command.label(), "'")));
+  int64_t programmatic_edges = 0;
   for (GpuGraphNodeHandle from : programmatic_handles) {
     absl::Status added = ToStatus(
         api_,
-        api_.graph_add_programmatic_dependency(graph_.get(), from, node.handle),
+        api_.graph_add_programmatic_dependency(graph(), from, node.handle),
         absl::StrCat("adding a programmatic edge to '", command.label(), "'"));
+    if (added.ok()) ++programmatic_edges;
+    if (!added.ok() && is_nested()) {
+      // The body of a conditional node may refuse what a top-level graph
+      // takes; a full edge orders the same work, only later.
+      VLOG(3) << added << "; a full edge instead";
+      added = ToStatus(api_,
+                       api_.graph_add_dependency(graph(), from, node.handle),
+                       "graph add dependency");
+    }
     if (!added.ok()) {
       // The command is discarded, so its template node must go too.
       added.Update(ToStatus(api_, api_.graph_destroy_node(node.handle),
@@ -158,7 +186,7 @@ absl::Status GpuCommandBuffer::AddGraphNode(const Command& command, Node node,
       return added;
     }
   }
-  CountProgrammaticEdges(programmatic_handles.size());
+  CountProgrammaticEdges(programmatic_edges);
   node.is_empty_node = IsEmptyNode(command.kind(), node);
   if (node.is_empty_node && command.kind() != Kind::kBarrier) {
     VLOG(5) << "GPU command buffer: node " << command.id() << " "
@@ -176,7 +204,7 @@ GpuError GpuCommandBuffer::EmitNode(Kind kind, const Node& node,
   CHECK(kind != Kind::kLaunch)
       << "kernel nodes are added from their launch arguments, which the "
          "command buffer does not keep";
-  GpuGraphHandle graph = graph_.get();
+  GpuGraphHandle graph = this->graph();
   if (IsEmptyNode(kind, node)) {
     return api_.graph_add_empty_node(handle, graph, deps, count);
   }
@@ -209,10 +237,8 @@ absl::Status GpuCommandBuffer::RebuildNode(const Command& command) {
                              "graph node destroy"));
     node.handle = nullptr;
   }
-  absl::InlinedVector<GpuGraphNodeHandle, 4> dep_handles;
-  for (int dep : command.dependencies()) {
-    dep_handles.push_back(nodes_[dep].handle);
-  }
+  absl::InlinedVector<GpuGraphNodeHandle, 4> dep_handles =
+      DependencyHandles(command);
   RETURN_IF_ERROR(
       ToStatus(api_,
                EmitNode(command.kind(), node, node.child.get(), &node.handle,
@@ -220,12 +246,15 @@ absl::Status GpuCommandBuffer::RebuildNode(const Command& command) {
                absl::StrCat("rebuilding graph node '", command.label(), "'")));
   node.is_empty_node = IsEmptyNode(command.kind(), node);
   // Destroying the old node took its outgoing edges with it.
+  std::vector<GpuGraphNodeHandle> successors;
   for (int dependent : command.dependents()) {
-    RETURN_IF_ERROR(
-        ToStatus(api_,
-                 api_.graph_add_dependency(graph_.get(), node.handle,
-                                           nodes_[dependent].handle),
-                 "graph add dependency"));
+    successors.push_back(nodes_[dependent].handle);
+  }
+  if (command.dependents().empty()) successors = SuccessorHandles();
+  for (GpuGraphNodeHandle successor : successors) {
+    RETURN_IF_ERROR(ToStatus(
+        api_, api_.graph_add_dependency(graph(), node.handle, successor),
+        "graph add dependency"));
   }
   node.stale = false;
   VLOG(5) << "GPU command buffer: rebuilt node " << command.id() << " "
@@ -282,7 +311,7 @@ absl::Status GpuCommandBuffer::CreateKernelNode(const Command& command,
       command, Node(),
       [&](const Node&, GpuGraphNodeHandle* handle, const GpuGraphNodeHandle* d,
           size_t count) {
-        return api_.graph_add_kernel_node(handle, graph_.get(), d, count,
+        return api_.graph_add_kernel_node(handle, graph(), d, count,
                                           &node_params);
       },
       programmatic);
@@ -305,7 +334,7 @@ absl::StatusOr<CommandBuffer::NodeUpdate> GpuCommandBuffer::UpdateKernelNode(
             "kernel node update");
       },
       [&] {
-        return api_.graph_exec_kernel_node_set_params(exec_.get(), handle,
+        return api_.graph_exec_kernel_node_set_params(exec(), handle,
                                                       &node_params);
       });
 }
@@ -335,7 +364,7 @@ absl::StatusOr<CommandBuffer::NodeUpdate> GpuCommandBuffer::UpdateMemcpyNode(
       },
       [&] {
         return api_.graph_exec_memcpy_d2d_node_set_params(
-            exec_.get(), node.handle, node.dst, node.src, size);
+            exec(), node.handle, node.dst, node.src, size);
       });
 }
 
@@ -364,7 +393,7 @@ absl::StatusOr<CommandBuffer::NodeUpdate> GpuCommandBuffer::UpdateMemsetNode(
       },
       [&] {
         return api_.graph_exec_memset32_node_set_params(
-            exec_.get(), node.handle, node.dst, pattern, size / 4);
+            exec(), node.handle, node.dst, pattern, size / 4);
       });
 }
 
@@ -397,7 +426,7 @@ absl::StatusOr<CommandBuffer::NodeUpdate> GpuCommandBuffer::UpdateChildNode(
         return absl::OkStatus();
       },
       [&] {
-        return api_.graph_exec_child_node_set_params(exec_.get(), node.handle,
+        return api_.graph_exec_child_node_set_params(exec(), node.handle,
                                                      node.child.get());
       });
 }
@@ -410,7 +439,7 @@ absl::StatusOr<OwnedGpuGraphExec> GpuCommandBuffer::InstantiateGraph() {
   absl::Time start = absl::Now();
   GpuGraphExecHandle exec = nullptr;
   RETURN_IF_ERROR(ToStatus(
-      api_, api_.graph_instantiate(&exec, graph_.get()),
+      api_, api_.graph_instantiate(&exec, graph()),
       absl::StrFormat("instantiation of a graph of %d nodes", nodes_.size())));
   VLOG(1) << "Instantiated " << api_.display_name << " graph of "
           << nodes_.size() << " nodes on device " << executor_->device_ordinal()
@@ -419,13 +448,15 @@ absl::StatusOr<OwnedGpuGraphExec> GpuCommandBuffer::InstantiateGraph() {
 }
 
 absl::Status GpuCommandBuffer::Instantiate() {
+  // The root instantiates the whole tree.
+  if (is_nested()) return absl::OkStatus();
   RETURN_IF_ERROR(executor_->Activate());
   if (nodes_.empty() && !api_.graph_traits.empty_graph_launch) {
     // Not a command: it exists only so that the runtime has something to
     // instantiate, and no record refers to it.
     GpuGraphNodeHandle padding = nullptr;
     RETURN_IF_ERROR(ToStatus(
-        api_, api_.graph_add_empty_node(&padding, graph_.get(), nullptr, 0),
+        api_, api_.graph_add_empty_node(&padding, graph(), nullptr, 0),
         "adding an empty node to an empty graph"));
   }
   ASSIGN_OR_RETURN(exec_, InstantiateGraph());
@@ -440,11 +471,17 @@ absl::Status GpuCommandBuffer::Reinstantiate() {
     RETURN_IF_ERROR(RebuildNode(command(id)));
     ++rebuilt;
   }
-  ASSIGN_OR_RETURN(OwnedGpuGraphExec exec, InstantiateGraph());
+  // The root re-instantiates for the whole tree.
+  if (is_nested()) return absl::OkStatus();
   if (launched_) {
     RETURN_IF_ERROR(ToStatus(api_, api_.event_synchronize(last_launch_),
                              "waiting for the last graph launch"));
   }
+  // A graph with conditional nodes may have one executable at a time, so
+  // the old one goes first; a failed Finalize discards the command buffer
+  // anyway.
+  if (!conditionals_.empty()) RETURN_IF_ERROR(exec_.Reset());
+  ASSIGN_OR_RETURN(OwnedGpuGraphExec exec, InstantiateGraph());
   RETURN_IF_ERROR(exec_.Reset());
   exec_ = std::move(exec);
   launched_ = false;
@@ -459,6 +496,11 @@ absl::Status GpuCommandBuffer::CommitUpdates() {
 }
 
 absl::Status GpuCommandBuffer::Launch(Stream* stream) {
+  if (is_nested()) {
+    return absl::FailedPreconditionError(
+        "GPU command buffer: a nested command buffer is submitted with its "
+        "root");
+  }
   auto* gpu_stream = dynamic_cast<GpuStream*>(stream);
   if (gpu_stream == nullptr ||
       stream->parent()->platform() != executor_->platform() ||
@@ -471,6 +513,20 @@ absl::Status GpuCommandBuffer::Launch(Stream* stream) {
   RETURN_IF_ERROR(ToStatus(
       api_, api_.graph_launch(exec_.get(), gpu_stream->handle()),
       absl::StrFormat("launch of a graph of %d nodes", nodes_.size())));
+  if (loop_bound_word_ != nullptr) {
+    // A loop that hit its bound fails the work submitted with it, as an
+    // error of the stream.
+    uint64_t* word = loop_bound_word_;
+    RETURN_IF_ERROR(gpu_stream->DoHostCallbackWithStatus(
+        [word]() -> absl::Status {
+          const uint64_t bound = *static_cast<volatile uint64_t*>(word);
+          if (bound == 0) return absl::OkStatus();
+          *static_cast<volatile uint64_t*>(word) = 0;
+          return absl::ResourceExhaustedError(absl::StrCat(
+              "recorded while loop: still running after ", bound,
+              " iterations (xla_gpu_max_loop_iterations)"));
+        }));
+  }
   if (last_launch_ != nullptr) {
     RETURN_IF_ERROR(
         ToStatus(api_, api_.event_record(last_launch_, gpu_stream->handle()),
@@ -480,6 +536,45 @@ absl::Status GpuCommandBuffer::Launch(Stream* stream) {
   VLOG(3) << "GPU command buffer: launched graph of " << nodes_.size()
           << " nodes on stream " << gpu_stream->handle();
   return absl::OkStatus();
+}
+
+std::vector<GpuGraphNodeHandle> GpuCommandBuffer::EntryHandles() const {
+  if (after_ == nullptr) return {};
+  return after_->ExitHandles();
+}
+
+std::vector<GpuGraphNodeHandle> GpuCommandBuffer::ExitHandles() const {
+  if (num_commands() == 0) return EntryHandles();
+  std::vector<GpuGraphNodeHandle> exits;
+  for (int id = 0; id < num_commands(); ++id) {
+    if (command(id).dependents().empty()) exits.push_back(nodes_[id].handle);
+  }
+  return exits;
+}
+
+std::vector<GpuGraphNodeHandle> GpuCommandBuffer::SuccessorHandles() const {
+  if (before_ != nullptr) return before_->RootHandles();
+  if (successor_node_ != nullptr) return {successor_node_};
+  return {};
+}
+
+std::vector<GpuGraphNodeHandle> GpuCommandBuffer::RootHandles() const {
+  if (num_commands() == 0) return SuccessorHandles();
+  std::vector<GpuGraphNodeHandle> roots;
+  for (int id = 0; id < num_commands(); ++id) {
+    if (command(id).dependencies().empty()) roots.push_back(nodes_[id].handle);
+  }
+  return roots;
+}
+
+absl::InlinedVector<GpuGraphNodeHandle, 4> GpuCommandBuffer::DependencyHandles(
+    const Command& command) const {
+  absl::InlinedVector<GpuGraphNodeHandle, 4> handles;
+  for (int dep : command.dependencies()) handles.push_back(nodes_[dep].handle);
+  if (command.dependencies().empty()) {
+    for (GpuGraphNodeHandle entry : EntryHandles()) handles.push_back(entry);
+  }
+  return handles;
 }
 
 }  // namespace stream_executor::gpu

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,6 +35,14 @@ class GpuExecutor;
 //
 // Launches already queued keep the parameters they were launched with: the
 // runtime snapshots an executable's parameters at launch.
+//
+// Loops and branches (CreateWhile, CreateCase) are conditional nodes where
+// the backend has them (gpu_conditional_commands.cc says how they are
+// built). Their condition, body and branches are recorded by nested command
+// buffers: instances of this class that add nodes to a body graph owned by
+// a conditional node instead of a graph of their own, and that are never
+// instantiated or submitted; the root command buffer instantiates the whole
+// tree, and its updates reach nested nodes through the root's executable.
 class GpuCommandBuffer : public CommandBuffer {
  public:
   static absl::StatusOr<std::unique_ptr<GpuCommandBuffer>> Create(
@@ -80,6 +90,16 @@ class GpuCommandBuffer : public CommandBuffer {
       const GpuGraphNodeHandle* deps, size_t count)>;
 
   GpuCommandBuffer(GpuExecutor* executor, OwnedGpuGraph graph);
+  // A nested command buffer over `body`, a body graph of a conditional node
+  // of `root`'s tree.
+  GpuCommandBuffer(GpuExecutor* executor, GpuGraphHandle body,
+                   GpuCommandBuffer* root);
+
+  bool is_nested() const { return root_ != this; }
+  // The graph this command buffer adds nodes to.
+  GpuGraphHandle graph() const { return graph_handle_; }
+  // The executable that updates change in place: the root's.
+  GpuGraphExecHandle exec() const { return root_->exec_.get(); }
 
   absl::Status CreateKernelNode(const Command& command,
                                 const LaunchDimensions& dims,
@@ -107,6 +127,22 @@ class GpuCommandBuffer : public CommandBuffer {
                                               uint64_t size) override;
   absl::StatusOr<NodeUpdate> UpdateChildNode(
       const Command& command, const CapturedGraph& child) override;
+
+  absl::Status CreateWhileNode(const Command& command,
+                               DeviceAddressBase predicate,
+                               int64_t max_iterations,
+                               NestedRecorder condition,
+                               NestedRecorder body) override;
+  absl::StatusOr<NodeUpdate> UpdateWhileNode(const Command& command,
+                                             DeviceAddressBase predicate,
+                                             NestedRecorder condition,
+                                             NestedRecorder body) override;
+  absl::Status CreateCaseNode(
+      const Command& command, DeviceAddressBase selector,
+      absl::Span<const NestedRecorder> branches) override;
+  absl::StatusOr<NodeUpdate> UpdateCaseNode(
+      const Command& command, DeviceAddressBase selector,
+      absl::Span<const NestedRecorder> branches) override;
 
   absl::Status Instantiate() override;
   absl::Status Reinstantiate() override;
@@ -145,12 +181,85 @@ class GpuCommandBuffer : public CommandBuffer {
 
   absl::StatusOr<OwnedGpuGraphExec> InstantiateGraph();
 
+  // Nested command buffers share a body graph in sequence (a loop body,
+  // then its condition, then the kernel that sets the loop's handle). Each
+  // knows its neighbours so that a rebuilt node gets its edges back.
+  // Template nodes the commands without dependencies wait for: the exits
+  // of the nested command buffer before this one.
+  std::vector<GpuGraphNodeHandle> EntryHandles() const;
+  // Template nodes after which the next work in the graph may run: the
+  // commands without dependents, or the entry when there are no commands.
+  std::vector<GpuGraphNodeHandle> ExitHandles() const;
+  // Template nodes that wait for the commands without dependents.
+  std::vector<GpuGraphNodeHandle> SuccessorHandles() const;
+  // The template nodes of the commands without dependencies, or the
+  // successors when there are no commands.
+  std::vector<GpuGraphNodeHandle> RootHandles() const;
+  // Template nodes `command` waits for.
+  absl::InlinedVector<GpuGraphNodeHandle, 4> DependencyHandles(
+      const Command& command) const;
+
+  // What stands behind the one template node of a loop or branch command
+  // (see gpu_conditional_commands.cc).
+  struct Conditional {
+    // A loop: `pre_condition` in the node's body, then `set_first`, then
+    // the loop node whose body is `body`, `condition` and `set_next`.
+    std::unique_ptr<GpuCommandBuffer> pre_condition, body, condition;
+    // A branch: `set_first`, then the switch node over `branches`.
+    std::vector<std::unique_ptr<GpuCommandBuffer>> branches;
+    GpuGraphNodeHandle set_first = nullptr;
+    GpuGraphNodeHandle set_next = nullptr;
+    uint64_t handle = 0;
+    DeviceAddressBase predicate;  // Or the branch selector.
+    // Device word counting a loop's trips; freed by the root's destructor.
+    void* trips = nullptr;
+    int64_t max_iterations = 0;
+  };
+  // Adds `command`'s template node: an `if` node whose handle every launch
+  // sets to 1, so its body (returned) always runs. It holds the work that
+  // must precede the loop or switch node (the first condition, the kernel
+  // setting the handle) in one template node.
+  absl::StatusOr<GpuGraphHandle> AddConditionalScope(const Command& command);
+  // A nested command buffer over `body` that records after `after` (null:
+  // first in the graph).
+  std::unique_ptr<GpuCommandBuffer> NewNested(GpuGraphHandle body,
+                                              const GpuCommandBuffer* after);
+  // Records (kCreate) or updates (kFinalized) `nested` with `recorder` and
+  // finalizes it; true when the root must re-instantiate for it.
+  absl::StatusOr<bool> RecordNested(GpuCommandBuffer& nested,
+                                    NestedRecorder recorder);
+  // Adds a kernel node of `kernel` with the given argument values to
+  // `graph` after `deps`.
+  absl::StatusOr<GpuGraphNodeHandle> AddSetKernelNode(
+      GpuGraphHandle graph, const std::vector<GpuGraphNodeHandle>& deps,
+      const char* kernel, std::vector<void*> params);
+  // Points the set kernels of `conditional` at `predicate`; true when the
+  // root must re-instantiate for it.
+  absl::StatusOr<bool> RetargetSetKernels(Conditional& conditional,
+                                          DeviceAddressBase predicate);
+  // The root's pinned word that a loop at its bound writes; allocated with
+  // the first loop, with the event that lets teardown wait for launches.
+  absl::StatusOr<uint64_t*> LoopBoundWord();
+  // Frees what the conditional nodes of this tree allocated.
+  absl::Status FreeConditionals();
+
   GpuExecutor* executor_;
   const GpuApi& api_;
-  OwnedGpuGraph graph_;
-  OwnedGpuGraphExec exec_;
+  OwnedGpuGraph graph_;  // Empty in nested command buffers.
+  GpuGraphHandle graph_handle_;
+  GpuCommandBuffer* root_;
+  // Neighbours in a shared body graph (see EntryHandles).
+  const GpuCommandBuffer* after_ = nullptr;
+  const GpuCommandBuffer* before_ = nullptr;
+  GpuGraphNodeHandle successor_node_ = nullptr;
+  OwnedGpuGraphExec exec_;  // Root only.
   // By command id.
   std::vector<Node> nodes_;
+  // Loop and branch commands, by id.
+  absl::flat_hash_map<int, Conditional> conditionals_;
+  // Root only: written by a loop that hit its bound, read after each
+  // launch; null until the tree has a loop.
+  uint64_t* loop_bound_word_ = nullptr;
   // Recorded after each launch where the backend cannot destroy an
   // executable with launches in flight (see GpuApi::GraphTraits).
   GpuEventHandle last_launch_ = nullptr;

@@ -1,5 +1,8 @@
 #include "stream_executor/gpu/gpu_executor.h"
 
+#include <cstring>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -241,6 +244,30 @@ GpuExecutor::CreateCommandBuffer() {
   ASSIGN_OR_RETURN(std::unique_ptr<GpuCommandBuffer> command_buffer,
                    GpuCommandBuffer::Create(this));
   return std::unique_ptr<CommandBuffer>(std::move(command_buffer));
+}
+
+bool GpuExecutor::SupportsConditionalCommands() const {
+  return api_.graph_conditional_handle_create != nullptr &&
+         api_.graph_add_conditional_node != nullptr &&
+         api_.host_alloc != nullptr && api_.host_free != nullptr &&
+         api_.conditional_kernels != nullptr;
+}
+
+absl::StatusOr<GpuFunctionHandle> GpuExecutor::ConditionalKernel(
+    const std::string& name) {
+  if (!SupportsConditionalCommands()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the ", api_.display_name, " platform has no conditional nodes"));
+  }
+  GpuKernelImage image;
+  image.key = "conditional_kernels";
+  image.target_name = "PTX of the conditional kernels";
+  image.format = GpuCodeFormat::kAssembly;
+  image.bytes = std::make_shared<const std::string>(
+      api_.conditional_kernels, std::strlen(api_.conditional_kernels) + 1);
+  ASSIGN_OR_RETURN(GpuModule * module, GetOrLoadModule(image));
+  RETURN_IF_ERROR(Activate());
+  return module->GetFunction(name);
 }
 
 absl::Status GpuExecutor::SynchronizeAllActivity() {

@@ -58,6 +58,13 @@ class GpuExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
   // Waits for every stream of this executor that is not capturing.
   absl::Status SynchronizeAllActivity() override;
+  // Loops and branches recorded as conditional nodes: where the backend's
+  // table has them (GpuApi::graph_add_conditional_node).
+  bool SupportsConditionalCommands() const override;
+
+  // `name` from the backend's GpuApi::conditional_kernels, loaded on first
+  // use. UNIMPLEMENTED where the backend has none.
+  absl::StatusOr<GpuFunctionHandle> ConditionalKernel(const std::string& name);
 
   const GpuApi& api() const { return api_; }
   const StreamExecutorConfig& config() const { return config_; }

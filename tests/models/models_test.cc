@@ -36,6 +36,7 @@
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/hlo/npy.h"
 #include "xla_lite/service/compiler.h"
+#include "xla_lite/service/while_loop_analysis.h"
 #include "xla_lite/training/training_loop.h"
 
 namespace xla_lite::testing {
@@ -264,6 +265,55 @@ TEST_P(ModelTest, ControlFlowCountersAreSteady) {
       EXPECT_EQ(steady.conditional_branches, branches ? 4 : 0);
     }
   }
+}
+
+// Whether every while of `module` has a trip count the HLO states.
+bool AllLoopsCounted(const HloModule& module) {
+  int loops = 0;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instr : computation->instructions()) {
+      if (instr->opcode() != HloOpcode::kWhile) continue;
+      ++loops;
+      if (!KnownTripCount(*instr).has_value()) return false;
+    }
+  }
+  return loops > 0;
+}
+
+// Counted loops recorded unrolled (xla_gpu_command_buffer_unroll_loops)
+// compute what the loops compute, and no loop is left: the host sees no
+// iteration even in the warm-up step, and each step is one graph launch
+// on every platform, with or without conditional nodes.
+TEST_P(ModelTest, UnrolledCountedLoopsMatchJaxInOneLaunch) {
+  auto module = Parse(hlo_);
+  ASSERT_TRUE(module.ok()) << module.status();
+  if (!HasData() || !AllLoopsCounted(**module)) {
+    GTEST_SKIP() << "no data, or a loop without a known trip count";
+  }
+  DebugOptions options = DefaultDebugOptions();
+  options.set_xla_gpu_command_buffer_unroll_loops(true);
+  ExpectMatchesJax(1, options);
+  ExpectMatchesJax(5, options);
+
+  const ComputationLayout layout = (*module)->entry_computation_layout();
+  auto executable = Compile(*std::move(module), executor_, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto loop = TrainingLoop::Create(executable->get(), layout, executor_,
+                                   BatchMode::kFixed);
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  ASSERT_TRUE((*loop)
+                  ->SetArguments(AsShapes(ReadArrays(dir_ + "/input_"),
+                                          layout.parameter_shapes))
+                  .ok());
+  ASSERT_TRUE((*loop)->Steps(2).ok());
+  const gpu::ExecutionCounters two = (*loop)->stats().Snapshot();
+  EXPECT_EQ(two.loop_iterations, 0);
+  ASSERT_TRUE((*loop)->Steps(4).ok());
+  const gpu::ExecutionCounters steady = (*loop)->stats().Snapshot() - two;
+  EXPECT_EQ(steady.command_buffer_launches, 4);
+  EXPECT_EQ(steady.command_buffer_records + steady.command_buffer_updates +
+                steady.command_buffer_traces + steady.loop_iterations,
+            0);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -175,6 +175,68 @@ TEST_P(ControlFlowTest, BodyUpdatesTheStateInPlace) {
   EXPECT_EQ(copies_in, 2);
 }
 
+// kCounted with the bound in the condition and the counter starting from
+// a constant, as lax.fori_loop(2, 7, ...) lowers: 5 trips the HLO states.
+constexpr char kFixedTrips[] = R"(
+HloModule fixed_trips
+cond {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  seven = s32[] constant(7)
+  ROOT lt = pred[] compare(i, seven), direction=LT
+}
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(one, i)
+  half = f32[] constant(0.5)
+  h = f32[4] broadcast(half), dimensions={}
+  y = f32[4] multiply(x, h)
+  c = f32[4] constant({1, 2, 3, 4})
+  z = f32[4] add(y, c)
+  ROOT t = (s32[], f32[4]) tuple(i1, z)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  two = s32[] constant(2)
+  t = (s32[], f32[4]) tuple(two, x)
+  w = (s32[], f32[4]) while(t), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+})";
+
+// xla_gpu_command_buffer_unroll_loops: a loop whose trip count the HLO
+// states becomes its body's thunks once per trip (no loop, no iteration
+// the host sees); one whose count comes from an input stays a loop.
+TEST_P(ControlFlowTest, CountedLoopsUnrollWhenAsked) {
+  DebugOptions unroll = DefaultDebugOptions();
+  unroll.set_xla_gpu_command_buffer_unroll_loops(true);
+  const std::vector<Literal> x = {F32({4}, -1)};
+  auto expected = Evaluate(kFixedTrips, x, 3);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto run = RunSteps(kFixedTrips, x, unroll, 3);
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->results.size(), 1);
+  absl::Status same = CompareLiterals(run->results[0], (*expected)[0]);
+  EXPECT_TRUE(same.ok()) << same;
+  EXPECT_TRUE(Loops().empty());
+  EXPECT_EQ(run->after_last.loop_iterations, 0);
+  EXPECT_EQ(run->after_last.command_buffer_launches -
+                run->after_step2.command_buffer_launches,
+            1)
+      << "step 3 is one graph launch";
+
+  auto as_loop = RunSteps(kFixedTrips, x, DefaultDebugOptions(), 1);
+  ASSERT_TRUE(as_loop.ok()) << as_loop.status();
+  EXPECT_EQ(Loops().size(), 1) << "off by default";
+  EXPECT_EQ(as_loop->after_last.loop_iterations, 5) << "host-driven warm-up";
+
+  auto from_input = RunSteps(kCounted, {S32(3), F32({4}, 2)}, unroll, 1);
+  ASSERT_TRUE(from_input.ok()) << from_input.status();
+  EXPECT_EQ(Loops().size(), 1);
+}
+
 // The body returns (i + 1, y, x): leaves that trade places are staged, so
 // neither overwrites the other before it is read.
 TEST_P(ControlFlowTest, StateLeavesThatTradePlaces) {

@@ -157,10 +157,14 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   emission_options.schedule_nested = [&options](gpu::ThunkSequence thunks) {
     return gpu::ScheduleCommandBuffers(std::move(thunks), options);
   };
+  auto recordable = [&options](const gpu::Thunk& thunk) {
+    return gpu::CanRecordInCommandBuffer(thunk, options);
+  };
   if (executor != nullptr && executor->SupportsConditionalCommands()) {
-    emission_options.records_nested = [&options](const gpu::Thunk& thunk) {
-      return gpu::CanRecordInCommandBuffer(thunk, options);
-    };
+    emission_options.records_nested = recordable;
+  }
+  if (options.xla_gpu_command_buffer_unroll_loops()) {
+    emission_options.unrolls = recordable;
   }
   ASSIGN_OR_RETURN(gpu::ThunkSequence thunks,
                    gpu::EmitThunks(plan, assignment, emission_options));

@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "xla_lite/service/execution_plan.h"
 #include "xla_lite/service/execution_plan_builder.h"
+#include "xla_lite/service/while_loop_analysis.h"
 
 namespace xla_lite::gpu {
 
@@ -124,6 +125,7 @@ absl::Status PlanBuilder::AddWhile(const HloInstruction* instr) {
                                    ComputationKind::kBody, n, n));
   control->computations.push_back(std::move(condition));
   control->computations.push_back(std::move(body));
+  control->known_trip_count = KnownTripCount(*instr).value_or(-1);
   PlannedOp op;
   op.kind = PlannedOp::Kind::kWhile;
   op.name = instr->name();

@@ -132,6 +132,9 @@ struct ExecutionPlan {
 struct ControlFlowPlan {
   // While: {condition, body}; conditional: the branches in order.
   std::vector<ExecutionPlan> computations;
+  // While: how many times the body runs, where the HLO says it
+  // (KnownTripCount); -1 otherwise.
+  int64_t known_trip_count = -1;
   // Conditional: the selector's buffer and, per branch, its operand's
   // leaves (buffers of the enclosing plan).
   int selector = -1;

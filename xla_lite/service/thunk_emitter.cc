@@ -1,5 +1,6 @@
 #include "xla_lite/service/thunk_emitter.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -160,6 +161,43 @@ bool RecordsWhole(const ThunkEmissionOptions& options,
   return true;
 }
 
+// A counted loop as its body's thunks once per trip, appended to `thunks`,
+// where options.unrolls allows it (see ThunkEmissionOptions); false, with
+// nothing appended, where it does not.
+absl::StatusOr<bool> EmitUnrolled(const PlannedOp& op,
+                                  const BufferAssignment& body_assignment,
+                                  const ThunkEmissionOptions& options,
+                                  int64_t& next_id, ThunkSequence& thunks) {
+  const ControlFlowPlan& control = *op.control;
+  const int64_t trips = control.known_trip_count;
+  if (!options.unrolls || trips < 0 || trips > kMaxUnrolledThunks) {
+    return false;
+  }
+  const ExecutionPlan& body = control.computations.at(1);
+  ThunkSequence unrolled;
+  // Every trip's copy takes the same ids, so its kernels have the first
+  // copy's names and sources: compiled and loaded once, not once a trip.
+  const int64_t first_id = next_id;
+  for (int64_t trip = 0; trip < trips; ++trip) {
+    int64_t id = first_id;
+    ASSIGN_OR_RETURN(ThunkSequence copy,
+                     EmitComputation(body, body_assignment, options, id));
+    next_id = std::max(next_id, id);
+    for (auto& thunk : copy) {
+      if (!options.unrolls(*thunk) ||
+          static_cast<int64_t>(unrolled.size()) >= kMaxUnrolledThunks) {
+        VLOG(1) << op.name << ": not unrolled (" << trips << " trips)";
+        return false;
+      }
+      unrolled.push_back(std::move(thunk));
+    }
+  }
+  VLOG(1) << op.name << ": unrolled, " << trips << " trips of "
+          << (trips == 0 ? 0 : unrolled.size() / trips) << " thunks";
+  for (auto& thunk : unrolled) thunks.push_back(std::move(thunk));
+  return true;
+}
+
 // A while copies its initial state into the state's slices where they
 // are not the same (buffer assignment shares them where it can), then
 // loops; a conditional runs the branch its selector picks.
@@ -180,6 +218,9 @@ absl::Status EmitControlFlow(const PlannedOp& op,
     }
     const ExecutionPlan& condition = control.computations.at(0);
     const ExecutionPlan& body = control.computations.at(1);
+    ASSIGN_OR_RETURN(bool unrolled,
+                     EmitUnrolled(op, nested.at(1), options, next_id, thunks));
+    if (unrolled) return absl::OkStatus();
     std::vector<ThunkSequence> computations(2);
     ASSIGN_OR_RETURN(computations[0], EmitComputation(condition, nested.at(0),
                                                       options, next_id));

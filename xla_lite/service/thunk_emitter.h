@@ -32,7 +32,15 @@ struct ThunkEmissionOptions {
   // (ConditionalThunk) is recordable whole, a node of the step's graph;
   // null: control flow is never recorded whole.
   std::function<bool(const Thunk&)> records_nested;
+  // Set when a loop with a known trip count (ControlFlowPlan) is unrolled
+  // (xla_gpu_command_buffer_unroll_loops): whether `thunk` can be recorded.
+  // A loop whose body is all such thunks becomes its body's thunks, once
+  // per trip, in the enclosing sequence, up to kMaxUnrolledThunks of them;
+  // null: loops stay loops.
+  std::function<bool(const Thunk&)> unrolls;
 };
+
+inline constexpr int64_t kMaxUnrolledThunks = 4096;
 
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
 // and row kernels, GemmThunks (or, as `options.gemm` says, KernelThunks
