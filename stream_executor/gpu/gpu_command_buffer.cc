@@ -543,13 +543,21 @@ std::vector<GpuGraphNodeHandle> GpuCommandBuffer::EntryHandles() const {
   return after_->ExitHandles();
 }
 
+std::vector<GpuGraphNodeHandle> GpuCommandBuffer::BoundaryHandles(
+    bool sinks) const {
+  std::vector<GpuGraphNodeHandle> handles;
+  for (int id = 0; id < num_commands(); ++id) {
+    const Command& c = command(id);
+    if ((sinks ? c.dependents() : c.dependencies()).empty()) {
+      handles.push_back(nodes_[id].handle);
+    }
+  }
+  return handles;
+}
+
 std::vector<GpuGraphNodeHandle> GpuCommandBuffer::ExitHandles() const {
   if (num_commands() == 0) return EntryHandles();
-  std::vector<GpuGraphNodeHandle> exits;
-  for (int id = 0; id < num_commands(); ++id) {
-    if (command(id).dependents().empty()) exits.push_back(nodes_[id].handle);
-  }
-  return exits;
+  return BoundaryHandles(/*sinks=*/true);
 }
 
 std::vector<GpuGraphNodeHandle> GpuCommandBuffer::SuccessorHandles() const {
@@ -560,11 +568,7 @@ std::vector<GpuGraphNodeHandle> GpuCommandBuffer::SuccessorHandles() const {
 
 std::vector<GpuGraphNodeHandle> GpuCommandBuffer::RootHandles() const {
   if (num_commands() == 0) return SuccessorHandles();
-  std::vector<GpuGraphNodeHandle> roots;
-  for (int id = 0; id < num_commands(); ++id) {
-    if (command(id).dependencies().empty()) roots.push_back(nodes_[id].handle);
-  }
-  return roots;
+  return BoundaryHandles(/*sinks=*/false);
 }
 
 absl::InlinedVector<GpuGraphNodeHandle, 4> GpuCommandBuffer::DependencyHandles(

@@ -195,6 +195,9 @@ class GpuCommandBuffer : public CommandBuffer {
   // The template nodes of the commands without dependencies, or the
   // successors when there are no commands.
   std::vector<GpuGraphNodeHandle> RootHandles() const;
+  // The template nodes of the commands without dependents (`sinks`) or
+  // without dependencies.
+  std::vector<GpuGraphNodeHandle> BoundaryHandles(bool sinks) const;
   // Template nodes `command` waits for.
   absl::InlinedVector<GpuGraphNodeHandle, 4> DependencyHandles(
       const Command& command) const;

@@ -41,7 +41,7 @@ if [ -n "$sanitizer" ] && [ "$filter" = . ]; then
            tests_runtime_donation_test tests_stream_executor_command_buffer_test \
            tests_stream_executor_command_buffer_conformance_test \
            tests_stream_executor_programmatic_launch_test \
-           tests_runtime_command_buffer_thunk_test; do
+           tests_runtime_command_buffer_thunk_test tests_runtime_control_flow_thunk_test; do
     [ -x "bin/$t" ] || continue
     # Refused graph updates are API errors by design; memory errors and
     # leaks are what this checks.
