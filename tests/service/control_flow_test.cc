@@ -237,6 +237,70 @@ TEST_P(ControlFlowTest, CountedLoopsUnrollWhenAsked) {
   EXPECT_EQ(Loops().size(), 1);
 }
 
+// A loop whose body holds a thunk that may not be recorded (a library gemm
+// with the CUBLAS command type turned off) is never a loop node: it runs
+// from the host, counted trip by trip, its recordable runs in command
+// buffers of their own; with the type on, it becomes a node wherever the
+// platform has conditional nodes.
+TEST_P(ControlFlowTest, BodyThatCannotBeRecordedRunsFromTheHost) {
+  const std::string hlo = R"(
+HloModule gemm_loop
+cond {
+  s = (s32[], f32[2,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[2,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[2,2] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  y = f32[2,2] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  h = f32[] constant(0.5)
+  hb = f32[2,2] broadcast(h), dimensions={}
+  z = f32[2,2] multiply(y, hb)
+  ROOT t = (s32[], f32[2,2]) tuple(i1, z)
+}
+ENTRY main {
+  x = f32[2,2] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[2,2]) tuple(zero, x)
+  w = (s32[], f32[2,2]) while(t), condition=cond, body=body
+  ROOT r = f32[2,2] get-tuple-element(w), index=1
+})";
+  const std::vector<Literal> x = {F32({2, 2}, 0.5)};
+  auto expected = Evaluate(hlo, x, 1);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  for (bool cublas : {false, true}) {
+    SCOPED_TRACE(cublas ? "CUBLAS on" : "CUBLAS off");
+    DebugOptions options = DefaultDebugOptions();
+    options.set_xla_gpu_emitted_gemm_max_size(0);  // a library gemm
+    const auto types = options.xla_gpu_enable_command_buffer();
+    options.clear_xla_gpu_enable_command_buffer();
+    for (int type : types) {
+      if (type == DebugOptions::CUBLAS && !cublas) continue;
+      options.add_xla_gpu_enable_command_buffer(
+          static_cast<DebugOptions::CommandBufferCmdType>(type));
+    }
+    // The state is fed back each step; compare the first against the
+    // evaluator, then count the steady steps.
+    auto first = RunSteps(hlo, x, options, 1);
+    ASSERT_TRUE(first.ok()) << first.status();
+    absl::Status same = CompareLiterals(first->results[0], (*expected)[0]);
+    EXPECT_TRUE(same.ok()) << same;
+    auto run = RunSteps(hlo, x, options, 4);
+    ASSERT_TRUE(run.ok()) << run.status();
+    const int64_t steady =
+        run->after_last.loop_iterations - run->after_step2.loop_iterations;
+    const bool node = cublas && executor_->SupportsConditionalCommands();
+    EXPECT_EQ(steady, node ? 0 : 2 * 3);
+    ASSERT_EQ(Loops().size(), 1);
+    EXPECT_EQ(Loops()[0]->IsRecordable(), node);
+  }
+}
+
 // The body returns (i + 1, y, x): leaves that trade places are staged, so
 // neither overwrites the other before it is read.
 TEST_P(ControlFlowTest, StateLeavesThatTradePlaces) {
