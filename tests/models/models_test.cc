@@ -253,7 +253,9 @@ TEST_P(ModelTest, ControlFlowCountersAreSteady) {
     EXPECT_EQ(steady.command_buffer_traces, 0);
     EXPECT_GT(steady.command_buffer_launches, 0);
     // The first step warms up op by op, with its loops driven by the host.
-    if (loops && HasData()) EXPECT_GT(first.loop_iterations, 0);
+    if (loops && HasData()) {
+      EXPECT_GT(first.loop_iterations, 0);
+    }
     if (executor_->SupportsConditionalCommands()) {
       // Every loop and conditional is a node of the graph: each step is
       // one graph launch, and the host sees no iteration and no branch.
