@@ -148,7 +148,10 @@ class CommandBuffer {
   // with RESOURCE_EXHAUSTED, so a trip count read from the device cannot
   // hang the caller. UNIMPLEMENTED on platforms without conditional nodes
   // (StreamExecutor::SupportsConditionalCommands); callers then run the
-  // loop from the host.
+  // loop from the host. When a recorder fails, its error is returned and
+  // no command is added; on CUDA, whose conditional handles cannot be
+  // destroyed, Finalize then fails with FAILED_PRECONDITION and the
+  // command buffer must be discarded (as after any failed Finalize).
   absl::StatusOr<const Command*> CreateWhile(DeviceAddressBase predicate,
                                              int64_t max_iterations,
                                              NestedRecorder condition,

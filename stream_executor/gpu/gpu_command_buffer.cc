@@ -450,6 +450,12 @@ absl::StatusOr<OwnedGpuGraphExec> GpuCommandBuffer::InstantiateGraph() {
 absl::Status GpuCommandBuffer::Instantiate() {
   // The root instantiates the whole tree.
   if (is_nested()) return absl::OkStatus();
+  if (orphaned_handles_) {
+    return absl::FailedPreconditionError(
+        "GPU command buffer: a loop or branch node whose recording failed "
+        "left conditional handles in the graph, which cannot be "
+        "instantiated; discard this command buffer and record a new one");
+  }
   RETURN_IF_ERROR(executor_->Activate());
   if (nodes_.empty() && !api_.graph_traits.empty_graph_launch) {
     // Not a command: it exists only so that the runtime has something to

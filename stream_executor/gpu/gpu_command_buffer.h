@@ -222,7 +222,15 @@ class GpuCommandBuffer : public CommandBuffer {
   // sets to 1, so its body (returned) always runs. It holds the work that
   // must precede the loop or switch node (the first condition, the kernel
   // setting the handle) in one template node.
-  absl::StatusOr<GpuGraphHandle> AddConditionalScope(const Command& command);
+  struct Scope {
+    GpuGraphHandle body = nullptr;
+    uint64_t handle = 0;
+  };
+  absl::StatusOr<Scope> AddConditionalScope(const Command& command);
+  // Takes back the scope of a command whose creation failed (the last
+  // template node). Its conditional handles stay in the graph, as handles
+  // cannot be destroyed, so the root can no longer be instantiated.
+  absl::Status DiscardScope();
   // A nested command buffer over `body` that records after `after` (null:
   // first in the graph).
   std::unique_ptr<GpuCommandBuffer> NewNested(GpuGraphHandle body,
@@ -263,6 +271,10 @@ class GpuCommandBuffer : public CommandBuffer {
   // Root only: written by a loop that hit its bound, read after each
   // launch; null until the tree has a loop.
   uint64_t* loop_bound_word_ = nullptr;
+  // Root only: a loop or branch whose creation failed left conditional
+  // handles no node tests, which CUDA refuses to instantiate
+  // (CONDITIONAL_HANDLE_UNUSED); Finalize says so instead.
+  bool orphaned_handles_ = false;
   // Recorded after each launch where the backend cannot destroy an
   // executable with launches in flight (see GpuApi::GraphTraits).
   GpuEventHandle last_launch_ = nullptr;

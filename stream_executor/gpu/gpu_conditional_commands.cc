@@ -68,25 +68,38 @@ GpuKernelNodeParams SingleThread(GpuFunctionHandle function,
 
 }  // namespace
 
-absl::StatusOr<GpuGraphHandle> GpuCommandBuffer::AddConditionalScope(
+absl::StatusOr<GpuCommandBuffer::Scope> GpuCommandBuffer::AddConditionalScope(
     const Command& command) {
   RETURN_IF_ERROR(executor_->Activate());
-  uint64_t handle = 0;
+  Scope scope;
   RETURN_IF_ERROR(ToStatus(
       api_,
-      api_.graph_conditional_handle_create(&handle, graph(), 1,
+      api_.graph_conditional_handle_create(&scope.handle, graph(), 1,
                                            /*reset_on_launch=*/true),
       "conditional handle create"));
-  GpuGraphHandle scope = nullptr;
-  RETURN_IF_ERROR(AddGraphNode(
+  absl::Status added = AddGraphNode(
       command, Node(),
       [&](const Node&, GpuGraphNodeHandle* node, const GpuGraphNodeHandle* deps,
           size_t count) {
         return api_.graph_add_conditional_node(
-            node, graph(), deps, count, handle, ConditionalKind::kIf, 1,
-            &scope);
-      }));
+            node, graph(), deps, count, scope.handle, ConditionalKind::kIf, 1,
+            &scope.body);
+      });
+  if (!added.ok()) {
+    root_->orphaned_handles_ = true;
+    return added;
+  }
   return scope;
+}
+
+absl::Status GpuCommandBuffer::DiscardScope() {
+  // Handles cannot be destroyed, and the scope's (and those of the nodes
+  // in it) now test no node: CUDA refuses to instantiate such a graph.
+  root_->orphaned_handles_ = true;
+  absl::Status status = ToStatus(
+      api_, api_.graph_destroy_node(nodes_.back().handle), "graph node destroy");
+  nodes_.pop_back();
+  return status;
 }
 
 std::unique_ptr<GpuCommandBuffer> GpuCommandBuffer::NewNested(
@@ -164,16 +177,16 @@ absl::Status GpuCommandBuffer::CreateWhileNode(const Command& command,
   Conditional loop;
   loop.predicate = predicate;
   loop.max_iterations = max_iterations;
-  ASSIGN_OR_RETURN(GpuGraphHandle scope, AddConditionalScope(command));
+  ASSIGN_OR_RETURN(Scope scope, AddConditionalScope(command));
   absl::Status built = [&]() -> absl::Status {
     RETURN_IF_ERROR(
         ToStatus(api_, api_.mem_alloc(&loop.trips, sizeof(uint64_t)),
                  "allocating a loop's trip counter"));
-    loop.pre_condition = NewNested(scope, nullptr);
+    loop.pre_condition = NewNested(scope.body, nullptr);
     RETURN_IF_ERROR(RecordNested(*loop.pre_condition, condition).status());
     RETURN_IF_ERROR(ToStatus(
         api_,
-        api_.graph_conditional_handle_create(&loop.handle, scope, 0,
+        api_.graph_conditional_handle_create(&loop.handle, scope.body, 0,
                                              /*reset_on_launch=*/false),
         "conditional handle create"));
     SetWhileArgs first{loop.handle,
@@ -183,14 +196,14 @@ absl::Status GpuCommandBuffer::CreateWhileNode(const Command& command,
                        bound_word,
                        1};
     ASSIGN_OR_RETURN(loop.set_first,
-                     AddSetKernelNode(scope, loop.pre_condition->ExitHandles(),
+                     AddSetKernelNode(scope.body, loop.pre_condition->ExitHandles(),
                                       "set_while_condition", first.Params()));
     loop.pre_condition->successor_node_ = loop.set_first;
     GpuGraphNodeHandle loop_node = nullptr;
     GpuGraphHandle body_graph = nullptr;
     RETURN_IF_ERROR(ToStatus(
         api_,
-        api_.graph_add_conditional_node(&loop_node, scope, &loop.set_first, 1,
+        api_.graph_add_conditional_node(&loop_node, scope.body, &loop.set_first, 1,
                                         loop.handle, ConditionalKind::kWhile,
                                         1, &body_graph),
         "adding a loop node"));
@@ -209,9 +222,7 @@ absl::Status GpuCommandBuffer::CreateWhileNode(const Command& command,
   }();
   if (!built.ok()) {
     // The command is discarded: its scope (and everything in it) goes.
-    built.Update(ToStatus(api_, api_.graph_destroy_node(nodes_.back().handle),
-                          "graph node destroy"));
-    nodes_.pop_back();
+    built.Update(DiscardScope());
     if (loop.trips != nullptr) {
       built.Update(ToStatus(api_, api_.mem_free(loop.trips),
                             "freeing a loop's trip counter"));
@@ -281,24 +292,24 @@ absl::Status GpuCommandBuffer::CreateCaseNode(
     absl::Span<const NestedRecorder> recorders) {
   Conditional branch;
   branch.predicate = selector;
-  ASSIGN_OR_RETURN(GpuGraphHandle scope, AddConditionalScope(command));
+  ASSIGN_OR_RETURN(Scope scope, AddConditionalScope(command));
   absl::Status built = [&]() -> absl::Status {
     RETURN_IF_ERROR(ToStatus(
         api_,
-        api_.graph_conditional_handle_create(&branch.handle, scope, 0,
+        api_.graph_conditional_handle_create(&branch.handle, scope.body, 0,
                                              /*reset_on_launch=*/false),
         "conditional handle create"));
     const auto count = static_cast<uint32_t>(recorders.size());
     SetCaseArgs args{branch.handle, selector.opaque(),
                      selector.size() == 1 ? 1u : 0u, count};
     ASSIGN_OR_RETURN(branch.set_first,
-                     AddSetKernelNode(scope, {}, "set_case_condition",
+                     AddSetKernelNode(scope.body, {}, "set_case_condition",
                                       args.Params()));
     GpuGraphNodeHandle switch_node = nullptr;
     std::vector<GpuGraphHandle> bodies(count);
     RETURN_IF_ERROR(ToStatus(
         api_,
-        api_.graph_add_conditional_node(&switch_node, scope, &branch.set_first,
+        api_.graph_add_conditional_node(&switch_node, scope.body, &branch.set_first,
                                         1, branch.handle,
                                         ConditionalKind::kSwitch, count,
                                         bodies.data()),
@@ -319,9 +330,7 @@ absl::Status GpuCommandBuffer::CreateCaseNode(
     return absl::OkStatus();
   }();
   if (!built.ok()) {
-    built.Update(ToStatus(api_, api_.graph_destroy_node(nodes_.back().handle),
-                          "graph node destroy"));
-    nodes_.pop_back();
+    built.Update(DiscardScope());
     return built;
   }
   conditionals_[command.id()] = std::move(branch);

@@ -677,6 +677,48 @@ TEST_P(CommandBufferConformanceTest, WhileReadsThePredicateAfterTheCondition) {
   EXPECT_EQ(Download(dw_.cref())[0], 0.0f);
 }
 
+// A loop or branch whose recorder fails is not added and passes the
+// recorder's error on. The command buffer then either records on,
+// finalizes and runs (the host), or, where the failed node's conditional
+// handles outlive it (CUDA), refuses Finalize with FAILED_PRECONDITION
+// rather than fail inside the runtime.
+TEST_P(CommandBufferConformanceTest, FailedNestedRecordingLeavesNoCommand) {
+  if (!executor_->SupportsConditionalCommands()) {
+    GTEST_SKIP() << "no conditional nodes on this platform";
+  }
+  auto cb = NewCommandBuffer();
+  ASSERT_NE(cb, nullptr);
+  se::DeviceAddressBase pred = dw_.cref().GetByteSlice(0, 4);
+  auto fine = [&](CommandBuffer& nested) {
+    return nested.CreateMemset(dz_.cref(), FloatBits(3), kN * 4, {}).status();
+  };
+  auto broken = [](CommandBuffer&) {
+    return absl::DataLossError("recorder failed");
+  };
+  EXPECT_EQ(cb->CreateWhile(pred, 10, fine, broken, {}).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(cb->CreateWhile(pred, 10, broken, fine, {}).status().code(),
+            absl::StatusCode::kDataLoss);
+  const std::vector<CommandBuffer::NestedRecorder> branches = {fine, broken};
+  EXPECT_EQ(cb->CreateCase(pred.GetByteSlice(0, 1), branches, {})
+                .status()
+                .code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(cb->num_commands(), 0);
+  ASSERT_TRUE(
+      cb->CreateMemset(dy_.cref(), FloatBits(7), kN * 4, {}).status().ok());
+  absl::Status finalized = cb->Finalize();
+  if (!finalized.ok()) {
+    EXPECT_EQ(finalized.code(), absl::StatusCode::kFailedPrecondition)
+        << finalized;
+    EXPECT_NE(finalized.message().find("discard"), std::string::npos)
+        << finalized;
+    return;
+  }
+  ASSERT_TRUE(cb->Submit(stream_.get()).ok());
+  EXPECT_EQ(Download(dy_.cref()), std::vector<float>(kN, 7.0f));
+}
+
 // Nodes by label, edges by dependency; labels follow updates.
 TEST_P(CommandBufferConformanceTest, DotNamesNodesAndEdges) {
   auto cb = NewCommandBuffer();
