@@ -42,8 +42,7 @@ std::optional<Bound> ConditionBound(const HloComputation& condition) {
     return std::nullopt;
   }
   std::optional<int64_t> n = IntegerConstant(limit);
-  if (!n.has_value() || counter->opcode() != HloOpcode::kGetTupleElement ||
-      !IsStateElement(counter, counter->tuple_index())) {
+  if (!n.has_value() || !IsStateElement(counter, counter->tuple_index())) {
     return std::nullopt;
   }
   return Bound{counter->tuple_index(), *n};
