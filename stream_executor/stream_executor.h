@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "stream_executor/blas.h"
+#include "stream_executor/dnn.h"
 #include "stream_executor/command_buffer.h"
 #include "stream_executor/device_address.h"
 #include "stream_executor/device_description.h"
@@ -61,6 +62,13 @@ class StreamExecutor {
 
   // The BLAS library of this device, created on first use.
   virtual absl::StatusOr<blas::BlasSupport*> AsBlas() = 0;
+
+  // The DNN library of this device (cuDNN), created on first use;
+  // UNIMPLEMENTED or FAILED_PRECONDITION where there is none, and the
+  // compiler then keeps to its own kernels.
+  virtual absl::StatusOr<dnn::DnnSupport*> AsDnn() {
+    return absl::UnimplementedError("this platform has no DNN library");
+  }
 
   // A new, empty command buffer (kCreate). UNIMPLEMENTED on platforms
   // without graph support; callers then run op by op.

@@ -31,6 +31,11 @@
 namespace xla_lite {
 namespace {
 
+// Never by default: on an H100, cuDNN's deterministic full-f32 algorithms
+// ran every cnn_cifar convolution slower than the emitted kernels
+// (docs/benchmarks.md, conv_kernel_benchmark).
+constexpr int64_t kDefaultDnnConvolutionMinFlops = -1;
+
 using ::google::protobuf::Descriptor;
 using ::google::protobuf::EnumDescriptor;
 using ::google::protobuf::EnumValueDescriptor;
@@ -463,7 +468,7 @@ DebugOptions DefaultDebugOptions() {
   for (DebugOptions::CommandBufferCmdType type :
        {DebugOptions::FUSION, DebugOptions::CUBLAS, DebugOptions::MEMCPY,
         DebugOptions::MEMSET, DebugOptions::WHILE,
-        DebugOptions::CONDITIONAL}) {
+        DebugOptions::CONDITIONAL, DebugOptions::CUDNN}) {
     options.add_xla_gpu_enable_command_buffer(type);
   }
   options.set_xla_gpu_graph_min_graph_size(1);
@@ -474,6 +479,7 @@ DebugOptions DefaultDebugOptions() {
   // Covers the small MLPs' gemms (32x128x128 is 0.5M), not 256x1024x1024.
   options.set_xla_gpu_emitted_gemm_max_size(int64_t{1} << 22);
   options.set_xla_gpu_enable_programmatic_launch(true);
+  options.set_xla_gpu_dnn_convolution_min_flops(kDefaultDnnConvolutionMinFlops);
   options.set_xla_gpu_default_precision_allows_tf32(true);
   // Timing candidates found nothing faster than the heuristic's first for
   // the transformers on an H100 (docs/benchmarks.md): off by default.

@@ -206,7 +206,7 @@ TEST(ParseFlagsTest, ListEditsAllApplyInOrder) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::CUBLAS, DebugOptions::MEMCPY,
                           DebugOptions::WHILE, DebugOptions::CONDITIONAL,
-                          DebugOptions::COLLECTIVES));
+                          DebugOptions::CUDNN, DebugOptions::COLLECTIVES));
 }
 
 TEST(ParseFlagsTest, ListRemoveDropsEveryOccurrence) {
@@ -225,7 +225,8 @@ TEST(ParseFlagsTest, ListRemovingAbsentItemIsNotAnError) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET,
-                          DebugOptions::WHILE, DebugOptions::CONDITIONAL));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL,
+                          DebugOptions::CUDNN));
 }
 
 TEST(ParseFlagsTest, ListEmptyValueClears) {
@@ -315,9 +316,11 @@ TEST(DefaultDebugOptionsTest, Values) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET,
-                          DebugOptions::WHILE, DebugOptions::CONDITIONAL));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL,
+                          DebugOptions::CUDNN));
   EXPECT_EQ(options.xla_gpu_graph_min_graph_size(), 1);
   EXPECT_EQ(options.xla_gpu_command_buffer_trace_cache_size(), 16);
+  EXPECT_EQ(options.xla_gpu_dnn_convolution_min_flops(), -1);
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_COPY);
@@ -333,7 +336,7 @@ TEST(DebugOptionsFromEnvironmentTest, AppliesXlaFlagsOverDefaults) {
   EXPECT_THAT(options->xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::MEMCPY,
                           DebugOptions::MEMSET, DebugOptions::WHILE,
-                          DebugOptions::CONDITIONAL));
+                          DebugOptions::CONDITIONAL, DebugOptions::CUDNN));
   EXPECT_EQ(options->xla_gpu_command_buffer_trace_cache_size(), 16);
 
   ASSERT_EQ(setenv("XLA_FLAGS", "--xla_gpu_bogus", 1), 0);
@@ -417,7 +420,8 @@ TEST(PresetTest, CommandBuffersNoCacheSetsDefaultValuedFields) {
   EXPECT_THAT(options.xla_gpu_enable_command_buffer(),
               ElementsAre(DebugOptions::FUSION, DebugOptions::CUBLAS,
                           DebugOptions::MEMCPY, DebugOptions::MEMSET,
-                          DebugOptions::WHILE, DebugOptions::CONDITIONAL));
+                          DebugOptions::WHILE, DebugOptions::CONDITIONAL,
+                          DebugOptions::CUDNN));
   EXPECT_FALSE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_NONE);
@@ -433,7 +437,7 @@ TEST(PresetTest, CachedCopy) {
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_COPY);
   // The list is replaced, not appended to.
-  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 6);
+  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 7);
 }
 
 TEST(PresetTest, CachedStaged) {
@@ -441,7 +445,7 @@ TEST(PresetTest, CachedStaged) {
   EXPECT_TRUE(options.xla_gpu_command_buffer_use_cached_allocs());
   EXPECT_EQ(options.xla_gpu_command_buffer_parameter_stabilization(),
             DebugOptions::PARAMETER_STABILIZATION_STAGED);
-  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 6);
+  EXPECT_EQ(options.xla_gpu_enable_command_buffer_size(), 7);
 }
 
 TEST(PresetTest, MissingFile) {

@@ -5,6 +5,7 @@
 #include "glog/logging.h"
 #include "stream_executor/cuda/cuda_api.h"
 #include "stream_executor/cuda/cuda_blas.h"
+#include "stream_executor/cuda/cuda_dnn.h"
 #include "stream_executor/cuda/cuda_nvrtc.h"
 #include "stream_executor/gpu/gpu_platform.h"
 #include "stream_executor/platform_manager.h"
@@ -17,6 +18,7 @@ gpu::GpuBackend CudaBackend() {
   backend.load_api = &LoadCudaApi;
   backend.load_compiler = &LoadNvrtcApi;
   backend.load_blas = &LoadCublasApi;
+  backend.load_dnn = &LoadCudnnApi;
   return backend;
 }
 

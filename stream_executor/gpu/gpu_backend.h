@@ -7,6 +7,7 @@
 #include "stream_executor/gpu/gpu_api.h"
 #include "stream_executor/gpu/gpu_blas_api.h"
 #include "stream_executor/gpu/gpu_compiler_api.h"
+#include "stream_executor/gpu/gpu_dnn_api.h"
 
 namespace stream_executor::gpu {
 
@@ -17,6 +18,7 @@ namespace stream_executor::gpu {
 using GpuApiLoader = absl::StatusOr<const GpuApi*> (*)();
 using GpuCompilerLoader = absl::StatusOr<const GpuCompilerApi*> (*)();
 using GpuBlasLoader = absl::StatusOr<const GpuBlasApi*> (*)();
+using GpuDnnLoader = absl::StatusOr<const GpuDnnApi*> (*)();
 
 // Everything that makes a GpuPlatform CUDA or ROCm.
 struct GpuBackend {
@@ -27,6 +29,9 @@ struct GpuBackend {
   GpuCompilerLoader load_compiler = nullptr;
   // Loaded on the first AsBlas().
   GpuBlasLoader load_blas = nullptr;
+  // Loaded on the first AsDnn(); null where the backend has none (ROCm:
+  // MIOpen is not loaded), and convolutions keep the emitted kernels.
+  GpuDnnLoader load_dnn = nullptr;
 };
 
 }  // namespace stream_executor::gpu

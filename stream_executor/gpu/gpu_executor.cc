@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/gpu/gpu_blas.h"
+#include "stream_executor/gpu/gpu_dnn.h"
 #include "stream_executor/gpu/gpu_command_buffer.h"
 #include "stream_executor/gpu/gpu_platform.h"
 #include "stream_executor/gpu/gpu_event.h"
@@ -88,6 +89,10 @@ GpuExecutor::~GpuExecutor() {
   {
     absl::MutexLock lock(&blas_mu_);
     blas_.reset();
+  }
+  {
+    absl::MutexLock lock(&dnn_mu_);
+    dnn_.reset();
   }
   {
     absl::MutexLock lock(&modules_mu_);
@@ -237,6 +242,19 @@ absl::StatusOr<blas::BlasSupport*> GpuExecutor::AsBlas() {
   blas_ = std::move(blas);
   ReleaseSharedExecutorsBeforeLaterTeardowns();
   return blas_.get();
+}
+
+absl::StatusOr<dnn::DnnSupport*> GpuExecutor::AsDnn() {
+  absl::MutexLock lock(&dnn_mu_);
+  if (dnn_ != nullptr) return dnn_.get();
+  if (backend_.load_dnn == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the ", backend_.platform_name, " platform has no DNN library"));
+  }
+  ASSIGN_OR_RETURN(const GpuDnnApi* dnn_api, backend_.load_dnn());
+  ASSIGN_OR_RETURN(dnn_, GpuDnn::Create(this, *dnn_api));
+  ReleaseSharedExecutorsBeforeLaterTeardowns();
+  return dnn_.get();
 }
 
 absl::StatusOr<std::unique_ptr<CommandBuffer>>

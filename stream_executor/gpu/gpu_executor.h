@@ -54,6 +54,7 @@ class GpuExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
       const KernelSpec& spec) override;
   absl::StatusOr<blas::BlasSupport*> AsBlas() override;
+  absl::StatusOr<dnn::DnnSupport*> AsDnn() override;
   // A GPU graph; see GpuCommandBuffer.
   absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;
   // Waits for every stream of this executor that is not capturing.
@@ -114,6 +115,9 @@ class GpuExecutor : public StreamExecutor {
 
   absl::Mutex blas_mu_;
   std::unique_ptr<blas::BlasSupport> blas_ ABSL_GUARDED_BY(blas_mu_);
+
+  absl::Mutex dnn_mu_;
+  std::unique_ptr<dnn::DnnSupport> dnn_ ABSL_GUARDED_BY(dnn_mu_);
 };
 
 }  // namespace stream_executor::gpu

@@ -72,18 +72,61 @@ TEST_P(CnnModelsTest, SmallMatchesJax) {
   ExpectModelMatchesJax("cnn_small");
 }
 
-TEST_P(CnnModelsTest, CifarRunsAStep) {
-  const std::string hlo =
-      ReadRunfile(ModelDir("cnn_cifar") + "/train_step.hlo");
+// cnn_cifar's step (exported without data) and random inputs for it.
+void CifarStep(std::string& hlo, std::vector<Literal>& inputs) {
+  hlo = ReadRunfile(ModelDir("cnn_cifar") + "/train_step.hlo");
   auto module = Parse(hlo);
   ASSERT_TRUE(module.ok()) << module.status();
   std::mt19937 rng(5);
-  std::vector<Literal> inputs = RandomArguments(**module, rng, -0.05, 0.05);
+  inputs = RandomArguments(**module, rng, -0.05, 0.05);
+}
+
+TEST_P(CnnModelsTest, CifarRunsAStep) {
+  std::string hlo;
+  std::vector<Literal> inputs;
+  ASSERT_NO_FATAL_FAILURE(CifarStep(hlo, inputs));
   auto results = CompileAndRun(hlo, inputs, DefaultDebugOptions(), 1);
   ASSERT_TRUE(results.ok()) << results.status();
   const Literal& loss = results->back();
   ASSERT_EQ(loss.element_count(), 1);
   EXPECT_TRUE(std::isfinite(loss.GetAsDouble(0))) << loss.ToString();
+}
+
+// Every convolution through the DNN library where the platform has one
+// (cuDNN), the rest of the step unchanged.
+DebugOptions AllConvolutionsToLibrary() {
+  DebugOptions options = DefaultDebugOptions();
+  options.set_xla_gpu_dnn_convolution_min_flops(0);
+  return options;
+}
+
+TEST_P(CnnModelsTest, MatchJaxWithLibraryConvolutions) {
+  for (const char* model : {"cnn_small", "cnn_depthwise"}) {
+    ExpectMatchesJax(model, 1, AllConvolutionsToLibrary());
+    ExpectMatchesJax(model, 5, AllConvolutionsToLibrary());
+  }
+}
+
+// The speed model's step with its convolutions in the library (the
+// default on CUDA) and in the emitted kernels agree.
+TEST_P(CnnModelsTest, CifarLibraryAndEmittedConvolutionsAgree) {
+  std::string hlo;
+  std::vector<Literal> inputs;
+  ASSERT_NO_FATAL_FAILURE(CifarStep(hlo, inputs));
+  DebugOptions emitted = DefaultDebugOptions();
+  emitted.set_xla_gpu_dnn_convolution_min_flops(-1);
+  auto library = CompileAndRun(hlo, inputs, AllConvolutionsToLibrary(), 2);
+  ASSERT_TRUE(library.ok()) << library.status();
+  auto kernels = CompileAndRun(hlo, inputs, emitted, 2);
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ASSERT_EQ(library->size(), kernels->size());
+  // Inputs in +-0.05 make gradients of about 1e-3 that cancel: a floor of
+  // 1e-2 allows the two summation orders' rounding, not a wrong index.
+  for (size_t i = 0; i < library->size(); ++i) {
+    absl::Status same = CompareLiterals((*library)[i], (*kernels)[i],
+                                        kRelativeTolerance, /*floor=*/1e-2);
+    EXPECT_TRUE(same.ok()) << "output " << i << ": " << same;
+  }
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(CnnModelsTest);

@@ -10,10 +10,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/service/compiler.h"
 #include "xla_lite/service/convolution/windowed_kernels.h"
 
 namespace xla_lite::testing {
@@ -233,6 +235,47 @@ ENTRY main {
 })";
   ExpectMatchesEvaluator(hlo, -kTiny, kTiny, DefaultDebugOptions(),
                          /*steps=*/3);
+}
+
+// JAX's input gradient reverses the kernel's spatial dimensions; the
+// simplifier folds that reverse into the window's reversal flags, so the
+// kernel is read in place. A reverse of a feature dimension stays.
+constexpr char kReversedKernel[] = R"(
+HloModule reversed
+ENTRY main {
+  x = f32[2,6,5,4] parameter(0)
+  k = f32[3,3,8,4] parameter(1)
+  rev = f32[3,3,8,4] reverse(k), dimensions={$DIMS}
+  ROOT r = f32[2,6,5,8] convolution(x, rev), window={size=3x3 pad=1_1x1_1},
+      dim_labels=b01f_01oi->b01f
+})";
+
+TEST(ConvolutionReverseFoldingTest, SpatialReversesFold) {
+  for (const char* dims : {"0,1", "1", "2", "0,2"}) {
+    SCOPED_TRACE(dims);
+    std::unique_ptr<HloModule> module = ParseOrDie(
+        absl::StrReplaceAll(kReversedKernel, {{"$DIMS", dims}}));
+    ASSERT_NE(module, nullptr);
+    ASSERT_TRUE(RunHloPasses(module.get()).ok());
+    const HloInstruction* conv = module->entry_computation()->root_instruction();
+    ASSERT_EQ(conv->opcode(), HloOpcode::kConvolution);
+    const bool spatial_only = std::string(dims) == "0,1" ||
+                              std::string(dims) == "1";
+    EXPECT_EQ(conv->operand(1)->opcode() == HloOpcode::kReverse,
+              !spatial_only);
+    if (spatial_only) {
+      EXPECT_EQ(conv->window()[0].window_reversal, std::string(dims) == "0,1");
+      EXPECT_TRUE(conv->window()[1].window_reversal);
+    }
+  }
+}
+
+TEST_P(ConvolutionGemmTest, FoldedReversesMatchTheEvaluator) {
+  for (const char* dims : {"0,1", "1", "0,2"}) {
+    SCOPED_TRACE(dims);
+    ExpectMatchesEvaluator(
+        absl::StrReplaceAll(kReversedKernel, {{"$DIMS", dims}}));
+  }
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(ConvolutionGemmTest);

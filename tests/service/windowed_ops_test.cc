@@ -107,6 +107,18 @@ TEST_P(WindowedOpsTest, SelectAndScatter) {
       "f32[2,8,6,3] select-and-scatter(x, dy, zero), window={size=1x2x2x1 "
       "stride=1x2x2x1}, select=ge, scatter=add",
       params));
+  // Windows that tile the operand (one thread per window on GPUs) with
+  // ties: the relu's zeros make the first of equal elements the selected
+  // one, as in a max-pool gradient after a relu; an init of 1.5.
+  ExpectMatchesEvaluator(absl::StrCat(
+      "HloModule pooling\n", kAddComputation, kGeComputation,
+      "ENTRY main {\n  x = f32[2,8,6,3] parameter(0)\n"
+      "  dy = f32[2,4,3,3] parameter(1)\n  zero = f32[] constant(0)\n"
+      "  zeros = f32[2,8,6,3] broadcast(zero), dimensions={}\n"
+      "  relu = f32[2,8,6,3] maximum(x, zeros)\n"
+      "  init = f32[] constant(1.5)\n"
+      "  ROOT r = f32[2,8,6,3] select-and-scatter(relu, dy, init), "
+      "window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add\n}\n"));
   // Overlapping windows, padding.
   const std::string overlapping =
       "  x = f32[2,8,6,3] parameter(0)\n  dy = f32[2,4,3,3] parameter(1)\n";

@@ -12,7 +12,7 @@ filter=.
 [ "$arg" != "${arg#--filter=}" ] && filter=${arg#--filter=}
 
 export LD_LIBRARY_PATH="$PWD/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export XLA_LITE_TEST_REQUIRE_PLATFORM=cuda
+export XLA_LITE_TEST_REQUIRE_PLATFORM=cuda,cudnn
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   | tee "$logs/device.txt"
 
@@ -41,7 +41,8 @@ if [ -n "$sanitizer" ] && [ "$filter" = . ]; then
            tests_runtime_donation_test tests_stream_executor_command_buffer_test \
            tests_stream_executor_command_buffer_conformance_test \
            tests_stream_executor_programmatic_launch_test \
-           tests_runtime_command_buffer_thunk_test tests_runtime_control_flow_thunk_test; do
+           tests_runtime_command_buffer_thunk_test tests_runtime_control_flow_thunk_test \
+           tests_service_dnn_convolution_test; do
     [ -x "bin/$t" ] || continue
     # Refused graph updates are API errors by design; memory errors and
     # leaks are what this checks.

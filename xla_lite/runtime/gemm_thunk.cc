@@ -64,17 +64,12 @@ absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> GemmThunk::Trace(
   TraceCache::Key key = {buffers.GetDeviceAddress(lhs_),
                          buffers.GetDeviceAddress(rhs_),
                          buffers.GetDeviceAddress(output_)};
-  auto trace = [&]() -> absl::StatusOr<std::unique_ptr<se::CapturedGraph>> {
-    VLOG(5) << "trace gemm " << ToString() << " " << config_.ToString();
-    return se::TraceIntoGraph(params.stream, [&](se::Stream* stream) {
-      return RunGemm(blas, stream, key[0], key[1], key[2]);
-    });
-  };
-  if (params.trace_cache == nullptr) {
-    ASSIGN_OR_RETURN(std::unique_ptr<se::CapturedGraph> graph, trace());
-    return std::shared_ptr<const se::CapturedGraph>(std::move(graph));
-  }
-  return params.trace_cache->GetOrTrace(key, trace);
+  VLOG(5) << "trace gemm " << ToString() << " " << config_.ToString();
+  return TraceLibraryCall(params.trace_cache, params.stream, key,
+                          [&](se::Stream* stream) {
+                            return RunGemm(blas, stream, key[0], key[1],
+                                           key[2]);
+                          });
 }
 
 absl::StatusOr<const se::CommandBuffer::Command*> GemmThunk::Record(

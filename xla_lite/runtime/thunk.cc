@@ -28,6 +28,8 @@ const char* ThunkKindName(Thunk::Kind kind) {
       return "kernel";
     case Thunk::Kind::kGemm:
       return "gemm";
+    case Thunk::Kind::kConvolution:
+      return "convolution";
     case Thunk::Kind::kMemcpy:
       return "memcpy";
     case Thunk::Kind::kMemset:
@@ -53,6 +55,8 @@ std::optional<DebugOptions::CommandBufferCmdType> CommandBufferCmdTypeOf(
       return DebugOptions::FUSION;
     case Thunk::Kind::kGemm:
       return DebugOptions::CUBLAS;
+    case Thunk::Kind::kConvolution:
+      return DebugOptions::CUDNN;
     case Thunk::Kind::kMemcpy:
       return DebugOptions::MEMCPY;
     case Thunk::Kind::kMemset:

@@ -74,6 +74,7 @@ class Thunk {
   enum class Kind {
     kKernel,
     kGemm,
+    kConvolution,
     kMemcpy,
     kMemset,
     kSequential,

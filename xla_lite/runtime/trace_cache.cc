@@ -5,6 +5,7 @@
 
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "stream_executor/command_buffer.h"
 
 namespace xla_lite::gpu {
 
@@ -32,6 +33,19 @@ absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> TraceCache::GetOrTrace(
   }
   entries_.insert(entries_.begin(), Entry{key, graph});
   return graph;
+}
+
+absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> TraceLibraryCall(
+    TraceCache* cache, se::Stream* stream, const TraceCache::Key& key,
+    absl::FunctionRef<absl::Status(se::Stream*)> run) {
+  auto trace = [&]() -> absl::StatusOr<std::unique_ptr<se::CapturedGraph>> {
+    return se::TraceIntoGraph(stream, [&](se::Stream* s) { return run(s); });
+  };
+  if (cache == nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<se::CapturedGraph> graph, trace());
+    return std::shared_ptr<const se::CapturedGraph>(std::move(graph));
+  }
+  return cache->GetOrTrace(key, trace);
 }
 
 }  // namespace xla_lite::gpu

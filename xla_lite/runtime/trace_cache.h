@@ -65,6 +65,13 @@ class TraceCache {
   Counters counters_;
 };
 
+// `run` on `stream` as a captured graph, from `cache` when it has one for
+// `key` (the addresses `run` uses), traced now otherwise; with no cache,
+// always traced. How every library call is recorded.
+absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> TraceLibraryCall(
+    TraceCache* cache, se::Stream* stream, const TraceCache::Key& key,
+    absl::FunctionRef<absl::Status(se::Stream*)> run);
+
 }  // namespace xla_lite::gpu
 
 #endif  // XLA_LITE_RUNTIME_TRACE_CACHE_H_

@@ -40,6 +40,20 @@ gpu::GemmEmission ChooseGemmEmission(se::StreamExecutor* executor,
   return emission;
 }
 
+// xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
+int64_t DnnConvolutionMinFlops(se::StreamExecutor* executor,
+                               const DebugOptions& options) {
+  const int64_t min_flops = options.xla_gpu_dnn_convolution_min_flops();
+  if (min_flops < 0 || executor == nullptr) return -1;
+  absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
+  if (!dnn.ok()) {
+    VLOG(1) << "no DNN library (" << dnn.status()
+            << "); convolutions use the emitted kernels";
+    return -1;
+  }
+  return min_flops;
+}
+
 // operand_precision=highest asks for full f32 gemms, which TF32 is not.
 void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
   if (!options.xla_gpu_allow_tf32()) return;
@@ -150,6 +164,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   // computations' runs get command buffers of their own, as the entry's do.
   gpu::ThunkEmissionOptions emission_options;
   emission_options.gemm = emission;
+  emission_options.dnn_convolution_min_flops =
+      DnnConvolutionMinFlops(executor, options);
   emission_options.programmatic_launch =
       options.xla_gpu_enable_programmatic_launch();
   emission_options.default_precision_tf32 =

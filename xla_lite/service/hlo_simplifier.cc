@@ -1,5 +1,6 @@
 #include "xla_lite/service/hlo_simplifier.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -36,6 +37,30 @@ HloInstruction* SimplifyTrivialReduce(HloInstruction* reduce,
   return AddInstruction(computation, *reducer,
                         Shape::Array(shape.element_type(), shape.dimensions()),
                         {init, reshaped}, names.Get(reduce->name()));
+}
+
+// convolution(x, reverse(k)) reversing only kernel spatial dimensions is
+// convolution(x, k) with those window dimensions' reversal flipped: the
+// gradient of a convolution's input (JAX reverses the kernel) then reads
+// the kernel in place instead of a reversed copy made every step. Edits
+// `conv` in place; null when the rule does not apply.
+HloInstruction* FoldKernelReverse(HloInstruction* conv) {
+  HloInstruction* reverse = conv->mutable_operand(1);
+  if (reverse->opcode() != HloOpcode::kReverse || conv->operand(0) == reverse) {
+    return nullptr;
+  }
+  const std::vector<int64_t>& spatial =
+      conv->convolution_dimension_numbers().kernel_spatial_dimensions;
+  Window window = conv->window();
+  for (int64_t d : reverse->dimensions()) {
+    auto it = std::find(spatial.begin(), spatial.end(), d);
+    if (it == spatial.end()) return nullptr;
+    WindowDimension& w = window[it - spatial.begin()];
+    w.window_reversal = !w.window_reversal;
+  }
+  conv->set_window(std::move(window));
+  conv->ReplaceOperandWith(reverse, reverse->mutable_operand(0));
+  return conv;
 }
 
 // A replacement for `instr`, or null when no rule applies. May edit `instr`
@@ -90,6 +115,8 @@ HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
                  : nullptr;
     case HloOpcode::kReduce:
       return SimplifyTrivialReduce(instr, names);
+    case HloOpcode::kConvolution:
+      return FoldKernelReverse(instr);
     default:
       return nullptr;
   }

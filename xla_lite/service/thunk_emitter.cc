@@ -11,11 +11,13 @@
 #include "glog/logging.h"
 #include "xla_lite/runtime/collective_thunk.h"
 #include "xla_lite/runtime/conditional_thunk.h"
+#include "xla_lite/runtime/convolution_thunk.h"
 #include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/runtime/memcpy_thunk.h"
 #include "xla_lite/runtime/sequential_thunk.h"
 #include "xla_lite/runtime/while_thunk.h"
+#include "xla_lite/service/convolution/dnn_convolution.h"
 #include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/kernel_emitter.h"
@@ -121,6 +123,34 @@ void EmitScatterThunks(const PlannedOp& op, const BufferAssignment& assignment,
       EmitKernel(update.program, SlicesOf(update.reads, assignment), out,
                  KernelName(op.name, id)),
       options));
+}
+
+// The convolution `op` as a ConvolutionThunk when `options` give it to the
+// DNN library; null otherwise (a split-K convolution's scratch then goes
+// unused). Reads are (lhs, rhs), writes (out[, scratch]).
+std::unique_ptr<Thunk> DnnConvolutionThunk(const PlannedOp& op,
+                                           const std::vector<Slice>& reads,
+                                           const std::vector<Slice>& writes,
+                                           const ThunkEmissionOptions& options) {
+  const HloInstruction& instr = *op.roots[0];
+  if (options.dnn_convolution_min_flops < 0 ||
+      instr.opcode() != HloOpcode::kConvolution) {
+    return nullptr;
+  }
+  absl::StatusOr<ConvolutionConfig> config = ConvolutionConfigFor(instr);
+  if (!config.ok() ||
+      ConvolutionFlops(*config) < options.dnn_convolution_min_flops) {
+    return nullptr;
+  }
+  std::optional<se::dnn::ConvolutionCall> call = DnnConvolutionFor(*config);
+  if (!call.has_value()) return nullptr;
+  VLOG(1) << op.name << ": DNN convolution " << call->ShapeString();
+  if (call->kind == se::dnn::ConvolutionKind::kBackwardFilter) {
+    return std::make_unique<ConvolutionThunk>(op.name, *std::move(call),
+                                              reads[0], writes[0], reads[1]);
+  }
+  return std::make_unique<ConvolutionThunk>(op.name, *std::move(call),
+                                            reads[0], reads[1], writes[0]);
 }
 
 absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
@@ -298,6 +328,11 @@ absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
         break;
       case PlannedOp::Kind::kWindowKernel: {
+        if (std::unique_ptr<Thunk> dnn =
+                DnnConvolutionThunk(op, reads, writes, options)) {
+          thunks.push_back(std::move(dnn));
+          break;
+        }
         ASSIGN_OR_RETURN(std::vector<WindowedKernel> windowed,
                          EmitWindowedKernels(*op.roots[0],
                                              KernelName(op.name, id)));

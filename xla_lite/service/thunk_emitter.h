@@ -22,6 +22,11 @@ struct ThunkEmissionOptions {
   // (GemmConfig::allow_tf32); DebugOptions'
   // xla_gpu_default_precision_allows_tf32.
   bool default_precision_tf32 = true;
+  // Convolutions of at least this many flops (ConvolutionFlops) that the
+  // DNN library can compute (DnnConvolutionFor) become ConvolutionThunks;
+  // -1, or a platform without the library: none do. DebugOptions'
+  // xla_gpu_dnn_convolution_min_flops where AsDnn() succeeds.
+  int64_t dnn_convolution_min_flops = -1;
   // Applied to the thunks of each computation a while or conditional runs
   // (the compiler schedules their command buffers with it); null: left
   // op by op.
@@ -45,6 +50,7 @@ inline constexpr int64_t kMaxUnrolledThunks = 4096;
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
 // and row kernels, GemmThunks (or, as `options.gemm` says, KernelThunks
 // running the compiler's own gemm kernel, with its epilogue) for dots,
+// ConvolutionThunks for the convolutions `options` gives the DNN library,
 // MemcpyThunks for copies, WhileThunks and ConditionalThunks over the
 // thunks of their computations (each a SequentialThunk). Ops that write
 // nothing (zero-element arrays) are left out.

@@ -19,7 +19,7 @@ namespace xla_lite::gpu {
 //   extern "C" __global__ void <entry>(const float* lhs, const float* rhs,
 //                                      float* out)
 // computing `config` (config.gemm.tiled): every output element adds its
-// products in increasing contraction order, one rounding each. With
+// products in increasing contraction order, each one fused multiply-add. With
 // split-K, `out` is the scratch and receives each split's partial sums
 // (ConvolutionGemm). `entry` must be a C identifier.
 std::string ConvolutionGemmSource(const ConvolutionConfig& config,

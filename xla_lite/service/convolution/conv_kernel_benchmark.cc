@@ -3,12 +3,16 @@
 //   BM_TiledConvolution/conv     the tiled implicit gemm (with split-K
 //                                where ChooseConvolutionGemm splits)
 //   BM_UntiledConvolution/conv   one output element per thread
+//   BM_DnnConvolution/conv       the DNN library's call (DnnConvolutionFor)
+//                                with the algorithm it times fastest;
+//                                skipped where there is no library
 // `conv` indexes kConvolutions: forward, input- and filter-gradient forms.
 // Each iteration enqueues kConvolutionsPerIteration convolutions (every
 // kernel of each) and waits for them, so the real time includes launching;
 // "per_conv" is the time of one and "flops" the arithmetic rate (2mnk per
 // group). Before timing, the tiled result is compared with the untiled
-// one's: "max_rel_diff" is the largest |tiled - untiled| / (1 + |untiled|).
+// one's (and so is the library's): "max_rel_diff" is the largest
+// |tiled - untiled| / (1 + |untiled|).
 //
 //   conv_kernel_benchmark [--platform=cuda|rocm|host] [--benchmark_... flags]
 
@@ -16,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,6 +33,7 @@
 #include "stream_executor/stream_executor.h"
 #include "xla_lite/hlo/hlo_computation.h"
 #include "xla_lite/hlo/hlo_parser.h"
+#include "xla_lite/service/convolution/dnn_convolution.h"
 #include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/gemm/kernel_benchmark_main.h"
 
@@ -101,6 +107,8 @@ struct Problem {
   std::vector<std::unique_ptr<se::Kernel>> kernels;
   std::vector<se::LaunchDimensions> dimensions;
   std::vector<se::KernelArgs> args;
+  // Set when the library runs the convolution instead of the kernels.
+  std::optional<se::dnn::ConvolutionCall> dnn_call;
 };
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFor(
@@ -162,6 +170,11 @@ absl::StatusOr<Problem> MakeProblem(const ConvolutionCase& c, bool tiled) {
 }
 
 absl::Status Run(Problem& problem) {
+  if (problem.dnn_call.has_value()) {
+    absl::StatusOr<se::dnn::DnnSupport*> dnn = GetEnv().executor->AsDnn();
+    if (!dnn.ok()) return dnn.status();
+    return (*dnn)->Convolution(GetEnv().stream.get(), *problem.dnn_call);
+  }
   for (size_t i = 0; i < problem.kernels.size(); ++i) {
     absl::Status status = GetEnv().stream->Launch(
         problem.dimensions[i], *problem.kernels[i], problem.args[i]);
@@ -239,6 +252,39 @@ void BM_UntiledConvolution(benchmark::State& state) {
   Time(state, *problem);
 }
 
+// The tiled problem's buffers under the library's call.
+absl::Status UseLibrary(Problem& problem) {
+  absl::StatusOr<se::dnn::DnnSupport*> dnn = GetEnv().executor->AsDnn();
+  if (!dnn.ok()) return dnn.status();
+  std::optional<se::dnn::ConvolutionCall> call =
+      DnnConvolutionFor(problem.config);
+  if (!call.has_value()) {
+    return absl::UnimplementedError("the library cannot take this form");
+  }
+  const bool forward = call->kind == se::dnn::ConvolutionKind::kForward;
+  call->input_data = problem.buffers[0].cref();
+  call->filter_data = problem.buffers[forward ? 1 : 2].cref();
+  call->output_data = problem.buffers[forward ? 2 : 1].cref();
+  problem.dnn_call = *call;
+  return (*dnn)->PrepareConvolution(GetEnv().stream.get(), *call);
+}
+
+void BM_DnnConvolution(benchmark::State& state) {
+  const ConvolutionCase& c = kConvolutions[state.range(0)];
+  absl::StatusOr<Problem> problem = MakeProblem(c, /*tiled=*/true);
+  if (!Check(state, problem.status())) return;
+  absl::Status library = UseLibrary(*problem);
+  if (!library.ok()) {
+    state.SkipWithError(std::string(library.ToString()).c_str());
+    return;
+  }
+  absl::StatusOr<double> difference = MaxRelativeDifference(*problem, c);
+  if (!Check(state, difference.status())) return;
+  state.counters["max_rel_diff"] = *difference;
+  Time(state, *problem);
+  state.SetLabel(problem->dnn_call->ShapeString());
+}
+
 #define CONVOLUTION_BENCHMARK(fn)                                  \
   BENCHMARK(fn)                                                    \
       ->ArgName("conv")                                            \
@@ -248,6 +294,7 @@ void BM_UntiledConvolution(benchmark::State& state) {
 
 CONVOLUTION_BENCHMARK(BM_TiledConvolution);
 CONVOLUTION_BENCHMARK(BM_UntiledConvolution);
+CONVOLUTION_BENCHMARK(BM_DnnConvolution);
 
 }  // namespace
 }  // namespace xla_lite::gpu

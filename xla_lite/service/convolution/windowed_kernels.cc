@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,22 +19,38 @@ namespace {
 
 // Every kernel walks a grid-stride loop over its outputs; sums add one
 // product at a time (NVRTC --fmad=false, hiprtc -ffp-contract=off) in the
-// host kernels' order.
+// host kernels' order. Indices are xl_index: int where every array's
+// elements (and the loop's last step past them) fit, since 64-bit division
+// by a constant, which every index decomposition is, costs several times
+// the 32-bit one; long long otherwise.
 constexpr char kKernelTemplate[] = R"(// Emitted $WHAT: $CONFIG
 $AWAIT_PRODUCERS
 $FLOAT16
+typedef $INDEX xl_index;
 $DEFINITIONS
 extern "C" __global__ void __launch_bounds__(256)
 $ENTRY($PARAMETERS) {
   XL_AWAIT_PRODUCERS();
-  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-       o < $COUNTLL; o += (long long)gridDim.x * blockDim.x) {
+  for (xl_index o = (xl_index)blockIdx.x * blockDim.x + threadIdx.x;
+       o < $COUNT; o += (xl_index)gridDim.x * blockDim.x) {
 $BODY
   }
 }
 )";
 
-std::string LL(int64_t value) { return absl::StrCat("(", value, "LL)"); }
+// Arrays of at most this many elements take int indices: the grid-stride
+// loop's index stays below twice that.
+constexpr int64_t kMaxIntIndexedElements = std::numeric_limits<int32_t>::max() / 2;
+
+// An index constant: an int literal where it fits (also under long long
+// indices, where it meets a long long variable), else a long long one.
+std::string LL(int64_t value) {
+  if (value >= std::numeric_limits<int32_t>::min() &&
+      value <= std::numeric_limits<int32_t>::max()) {
+    return absl::StrCat("(", value, ")");
+  }
+  return absl::StrCat("(", value, "LL)");
+}
 
 // An f32 constant in C: infinities and NaN by their bits, as NVRTC and
 // hiprtc have no INFINITY without headers.
@@ -49,7 +66,7 @@ std::string FloatLiteral(double value) {
 // The position along axis `i` of the window output `o` lies at: s<i>.
 std::string OutPosition(const WindowedAxis& axis, int i,
                         absl::string_view index) {
-  return absl::StrCat("    const long long s", i, " = (", index, " / ",
+  return absl::StrCat("    const xl_index s", i, " = (", index, " / ",
                       LL(axis.out_stride), ") % ", LL(axis.out_size), ";\n");
 }
 
@@ -57,14 +74,14 @@ std::string OutPosition(const WindowedAxis& axis, int i,
 // leaves the base offset so far in x<i> (x<i-1> before it, "0" first).
 std::string TapLoop(const WindowedAxis& axis, int i, const std::string& s) {
   const int64_t dilated = (axis.base_size - 1) * axis.base_dilation + 1;
-  const std::string prev = i == 0 ? "0LL" : absl::StrCat("x", i - 1);
+  const std::string prev = i == 0 ? "(xl_index)0" : absl::StrCat("x", i - 1);
   return absl::StrCat(
-      "    for (long long t", i, " = 0; t", i, " < ", LL(axis.window), "; ++t",
-      i, ") {\n", "      const long long p", i, " = ", s, " * ",
+      "    for (xl_index t", i, " = 0; t", i, " < ", LL(axis.window), "; ++t",
+      i, ") {\n", "      const xl_index p", i, " = ", s, " * ",
       LL(axis.stride), " + t", i, " * ", LL(axis.window_dilation), " - ",
       LL(axis.pad_low), ";\n", "      if (p", i, " < 0 || p", i,
       " >= ", LL(dilated), " || p", i, " % ", LL(axis.base_dilation),
-      " != 0) continue;\n", "      const long long x", i, " = ", prev,
+      " != 0) continue;\n", "      const xl_index x", i, " = ", prev,
       " + (p", i, " / ", LL(axis.base_dilation), ") * ", LL(axis.base_stride),
       ";\n");
 }
@@ -76,29 +93,32 @@ std::string Close(size_t loops) {
 }
 
 std::string Last(absl::string_view prefix, size_t count) {
-  return count == 0 ? "0LL" : absl::StrCat(prefix, count - 1);
+  return count == 0 ? "(xl_index)0" : absl::StrCat(prefix, count - 1);
 }
 
+// `largest`: the element count of the kernel's largest array.
 std::string Source(absl::string_view what, const std::string& config,
                    const std::string& entry, absl::string_view parameters,
-                   int64_t count, const std::string& body,
+                   int64_t count, int64_t largest, const std::string& body,
                    const std::string& definitions = "") {
+  const bool narrow = std::max(count, largest) <= kMaxIntIndexedElements;
   return absl::StrReplaceAll(kKernelTemplate,
                              {{"$WHAT", what},
+                              {"$INDEX", narrow ? "int" : "long long"},
                               {"$CONFIG", config},
                               {"$AWAIT_PRODUCERS", kAwaitProducersSource},
                               {"$FLOAT16", kFloat16DeviceSource},
                               {"$DEFINITIONS", definitions},
                               {"$ENTRY", entry},
                               {"$PARAMETERS", parameters},
-                              {"$COUNT", absl::StrCat(count)},
+                              {"$COUNT", LL(count)},
                               {"$BODY", body}});
 }
 
 std::string ConvolutionBody(const ConvolutionConfig& c) {
   std::string body = absl::StrCat(
-      "    const long long b = (o / ", LL(c.out_batch_stride), ") % ",
-      LL(c.out_batch), ";\n", "    const long long f = (o / ",
+      "    const xl_index b = (o / ", LL(c.out_batch_stride), ") % ",
+      LL(c.out_batch), ";\n", "    const xl_index f = (o / ",
       LL(c.out_feature_stride), ") % ", LL(c.out_features), ";\n",
       "    const float* x = lhs + ((f / ", LL(c.per_batch_group), ") * ",
       LL(c.out_batch), " + b) * ", LL(c.lhs_batch_stride), " + (f / ",
@@ -114,13 +134,13 @@ std::string ConvolutionBody(const ConvolutionConfig& c) {
     const std::string tap =
         axis.reversal ? absl::StrCat("(", LL(axis.window - 1), " - t", i, ")")
                       : absl::StrCat("t", i);
-    absl::StrAppend(&body, "      const long long w", i, " = ",
-                    i == 0 ? "0LL" : absl::StrCat("w", i - 1), " + ", tap,
+    absl::StrAppend(&body, "      const xl_index w", i, " = ",
+                    i == 0 ? "(xl_index)0" : absl::StrCat("w", i - 1), " + ", tap,
                     " * ", LL(axis.kernel_stride), ";\n");
   }
   const std::string xs = Last("x", c.spatial.size()),
                     ws = Last("w", c.spatial.size());
-  absl::StrAppend(&body, "      for (long long k = 0; k < ",
+  absl::StrAppend(&body, "      for (xl_index k = 0; k < ",
                   LL(c.kernel_inputs), "; ++k) {\n", "        acc += x[", xs,
                   " + k * ", LL(c.lhs_feature_stride), "] * w[", ws, " + k * ",
                   LL(c.rhs_input_stride), "];\n      }\n",
@@ -161,6 +181,22 @@ const char* KeepsOperator(PoolingConfig::Select select) {
   return ">=";
 }
 
+// `selected`: the operand offset the window at s<i> selects, the first
+// element kept against each later one as XLA does (taps on padding
+// skipped).
+std::string SelectInWindow(const PoolingConfig& c) {
+  const size_t n = c.axes.size();
+  std::string code = "    xl_index selected = -1;\n";
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&code, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
+  }
+  absl::StrAppend(&code, "      const xl_index at = ", Last("x", n), ";\n",
+                  "      if (selected < 0 || !(operand[selected] ",
+                  KeepsOperator(c.select), " operand[at])) selected = at;\n",
+                  Close(n));
+  return code;
+}
+
 // Thread o owns result element o: for each window covering it (windows
 // u<i> along each axis, row-major), the window's selection is recomputed
 // and, when it is o, the window's source element added.
@@ -171,30 +207,70 @@ std::string SelectAndScatterBody(const PoolingConfig& c) {
   for (size_t i = 0; i < n; ++i) {
     const WindowedAxis& a = c.axes[i];
     absl::StrAppend(
-        &body, "    const long long q", i, " = (o / ", LL(a.base_stride),
+        &body, "    const xl_index q", i, " = (o / ", LL(a.base_stride),
         ") % ", LL(a.base_size), " + ", LL(a.pad_low), ";\n",
-        "    const long long lo", i, " = q", i, " < ", LL(a.window),
+        "    const xl_index lo", i, " = q", i, " < ", LL(a.window),
         " ? 0 : (q", i, " - ", LL(a.window), ") / ", LL(a.stride), " + 1;\n",
-        "    const long long hi", i, " = q", i, " / ", LL(a.stride), " < ",
+        "    const xl_index hi", i, " = q", i, " / ", LL(a.stride), " < ",
         LL(a.out_size - 1), " ? q", i, " / ", LL(a.stride), " : ",
         LL(a.out_size - 1), ";\n");
   }
   for (size_t i = 0; i < n; ++i) {
-    absl::StrAppend(&body, "    for (long long s", i, " = lo", i, "; s", i,
+    absl::StrAppend(&body, "    for (xl_index s", i, " = lo", i, "; s", i,
                     " <= hi", i, "; ++s", i, ") {\n");
   }
-  absl::StrAppend(&body, "    long long selected = -1;\n");
-  for (size_t i = 0; i < n; ++i) {
-    absl::StrAppend(&body, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
-  }
-  absl::StrAppend(&body, "      const long long at = ", Last("x", n), ";\n",
-                  "      if (selected < 0 || !(operand[selected] ",
-                  KeepsOperator(c.select), " operand[at])) selected = at;\n",
-                  Close(n), "    if (selected == o) acc = acc + source[0LL");
+  absl::StrAppend(&body, SelectInWindow(c), "    if (selected == o) acc = acc + source[(xl_index)0");
   for (size_t i = 0; i < n; ++i) {
     absl::StrAppend(&body, " + s", i, " * ", LL(c.axes[i].out_stride));
   }
   absl::StrAppend(&body, "];\n", Close(n), "    out[o] = acc;");
+  return body;
+}
+
+// The windows of a pooling config: select-and-scatter's source elements.
+int64_t WindowCount(const PoolingConfig& c) {
+  int64_t windows = 1;
+  for (const WindowedAxis& axis : c.axes) windows *= axis.out_size;
+  return windows;
+}
+
+// The operand, the result, or the windows (select-and-scatter's source).
+int64_t LargestPoolingArray(const PoolingConfig& c) {
+  return std::max({c.operand_elements, c.out_elements, WindowCount(c)});
+}
+
+// Whether select-and-scatter's windows tile its operand exactly (each
+// element in one window: the usual max-pool gradient, stride = window, no
+// padding or dilation): then one thread per window writes its elements.
+bool WindowsTileOperand(const PoolingConfig& c) {
+  for (const WindowedAxis& a : c.axes) {
+    if (a.stride != a.window || a.pad_low != 0 || a.base_dilation != 1 ||
+        a.window_dilation != 1 || a.out_size * a.window != a.base_size) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Thread o owns window o (WindowsTileOperand): it selects as the gather
+// form does (the first element kept against each later one) and writes
+// each of its elements: init plus the source element to the selected
+// one, init to the rest, the same sums the gather form computes.
+std::string TiledSelectAndScatterBody(const PoolingConfig& c) {
+  const size_t n = c.axes.size();
+  std::string body;
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&body, OutPosition(c.axes[i], i, "o"));
+  }
+  absl::StrAppend(&body, SelectInWindow(c), "    const float init = ",
+                  FloatLiteral(c.init),
+                  ";\n    const float selected_value = init + source[o];\n");
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&body, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
+  }
+  absl::StrAppend(&body, "      const xl_index at = ", Last("x", n), ";\n",
+                  "      out[at] = at == selected ? selected_value : init;\n",
+                  Close(n));
   return body;
 }
 
@@ -224,7 +300,10 @@ se::KernelSpec EmitConvolutionKernel(const ConvolutionConfig& config,
               Source("convolution", config.ToString(), name,
                      "const float* __restrict__ lhs, const float* __restrict__ "
                      "rhs, float* __restrict__ out",
-                     config.out_elements, ConvolutionBody(config)),
+                     config.out_elements,
+                     std::max({config.lhs_elements, config.rhs_elements,
+                               config.out_elements}),
+                     ConvolutionBody(config)),
               ConvolutionHostKernel(config));
 }
 
@@ -237,6 +316,8 @@ se::KernelSpec EmitConvolutionSplitSumKernel(const ConvolutionConfig& config,
                      "const float* __restrict__ scratch, float* __restrict__ "
                      "out",
                      config.gemm.groups * config.gemm.m * config.gemm.n,
+                     std::max(config.gemm.ScratchElements(),
+                              config.out_elements),
                      sum.body, sum.definitions),
               ConvolutionSplitSumHostKernel(config));
 }
@@ -249,7 +330,8 @@ se::KernelSpec EmitReduceWindowKernel(const PoolingConfig& config,
               Source("reduce-window", config.ToString(), name,
                      "const float* __restrict__ operand, float* __restrict__ "
                      "out",
-                     config.out_elements, ReduceWindowBody(config)),
+                     config.out_elements, LargestPoolingArray(config),
+                     ReduceWindowBody(config)),
               ReduceWindowHostKernel(config));
 }
 
@@ -257,11 +339,17 @@ se::KernelSpec EmitSelectAndScatterKernel(const PoolingConfig& config,
                                           const std::string& name) {
   VLOG(1) << "emitted select-and-scatter kernel " << name << ": "
           << config.ToString();
+  const bool tiled = WindowsTileOperand(config);
   return Spec(name, 3,
-              Source("select-and-scatter", config.ToString(), name,
+              Source(tiled ? "select-and-scatter (one window per thread)"
+                           : "select-and-scatter",
+                     config.ToString(), name,
                      "const float* __restrict__ operand, const float* "
                      "__restrict__ source, float* __restrict__ out",
-                     config.out_elements, SelectAndScatterBody(config)),
+                     tiled ? WindowCount(config) : config.out_elements,
+                     LargestPoolingArray(config),
+                     tiled ? TiledSelectAndScatterBody(config)
+                           : SelectAndScatterBody(config)),
               SelectAndScatterHostKernel(config));
 }
 
@@ -304,7 +392,11 @@ absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
   kernel.spec = instr.opcode() == HloOpcode::kSelectAndScatter
                     ? EmitSelectAndScatterKernel(config, name)
                     : EmitReduceWindowKernel(config, name);
-  kernel.launch_dimensions = WindowedLaunchDimensions(config.out_elements);
+  kernel.launch_dimensions = WindowedLaunchDimensions(
+      instr.opcode() == HloOpcode::kSelectAndScatter &&
+              WindowsTileOperand(config)
+          ? WindowCount(config)
+          : config.out_elements);
   // reduce-window reads its operand (the init is baked in); select-and-
   // scatter its operand and source.
   const int arrays = instr.opcode() == HloOpcode::kSelectAndScatter ? 2 : 1;

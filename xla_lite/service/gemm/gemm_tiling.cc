@@ -31,7 +31,8 @@ int64_t GemmTiling::SharedBytes() const {
 
 bool GemmTiling::IsValid() const {
   auto valid = [](int per_thread) {
-    return per_thread == 1 || per_thread == 2 || per_thread == 4;
+    return per_thread == 1 || per_thread == 2 || per_thread == 4 ||
+           per_thread == 8;
   };
   return valid(rows_per_thread) && valid(cols_per_thread) && tile_k >= 1 &&
          SharedBytes() <= kMaxSharedBytes;
@@ -42,8 +43,10 @@ std::string GemmTiling::ToString() const {
                          tile_k, rows_per_thread, cols_per_thread);
 }
 
-GemmTiling ChooseGemmTiling(const GemmConfig& config) {
-  GemmTiling tiling;
+GemmTiling ChooseGemmTiling(const GemmConfig& config,
+                            const GemmTiling& largest) {
+  GemmTiling tiling = largest;
+  tiling.tile_k = GemmTiling::kDefaultTileK;
   while (BlockCount(config, tiling) < kMinBlocks &&
          (tiling.rows_per_thread > 1 || tiling.cols_per_thread > 1)) {
     // Halve the side whose tiles overhang the output more, so that thin

@@ -22,10 +22,15 @@ struct GemmTiling {
   static constexpr int kDefaultTileK = 16;
   // Static shared memory a block may use for its two operand tiles.
   static constexpr int kMaxSharedBytes = 40 * 1024;
+  // The emitted gemm's register blocks; convolutions, whose contraction is
+  // long and whose tiles are many, take up to kMaxWidePerThread rows
+  // (windowed_config.cc: 8x4 makes four multiply-adds per shared-memory
+  // load where 4x4 makes two).
   static constexpr int kMaxPerThread = 4;
+  static constexpr int kMaxWidePerThread = 8;
 
-  int rows_per_thread = kMaxPerThread;  // 1, 2 or 4.
-  int cols_per_thread = kMaxPerThread;  // 1, 2 or 4.
+  int rows_per_thread = kMaxPerThread;  // 1, 2, 4 or 8.
+  int cols_per_thread = kMaxPerThread;  // 1, 2, 4 or 8.
   // Elements of k staged per pass, at least 1. A whole short contraction
   // in one pass issues all of a block's loads at once: with one pass per
   // 16 elements, each pass waits out a full memory latency, which is what
@@ -40,10 +45,12 @@ struct GemmTiling {
   std::string ToString() const;
 };
 
-// The largest tiles that still give the device enough blocks to spread over
-// its multiprocessors; small products get small tiles. tile_k covers the
-// whole contraction when both operand tiles then fit in kMaxSharedBytes.
-GemmTiling ChooseGemmTiling(const GemmConfig& config);
+// The largest tiles, at most `largest`'s register blocks, that still give
+// the device enough blocks to spread over its multiprocessors; small
+// products get small tiles. tile_k covers the whole contraction when both
+// operand tiles then fit in kMaxSharedBytes.
+GemmTiling ChooseGemmTiling(const GemmConfig& config,
+                            const GemmTiling& largest = GemmTiling());
 
 // One block per output tile along n (x), m (y) and batch (z). y and z are
 // capped at the hardware's 65535; the kernel loops over what the cap leaves.
