@@ -92,7 +92,7 @@ constexpr int64_t kMaxWholeTileK = 32;
 constexpr int kMaxWholeTileKAccumulators = 16;
 // Rows go up to 8 per thread, columns to 4: a thread's columns are one
 // vector load of the rhs tile, and 8 of them (two loads 32 bytes apart)
-// conflict on shared-memory banks (the 8x8 filter gradient ran 20% slower
+// conflict on shared-memory banks (the 8x8 filter gradient ran 25% slower
 // than at 8x4 on an H100).
 constexpr int kMaxColsPerThread = 4;
 
