@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "stream_executor/device_address.h"
 
 namespace stream_executor {
@@ -75,14 +76,16 @@ class DnnSupport {
 
   // Chooses, once per distinct ShapeString, the algorithm later calls of
   // that shape use (timing the library's deterministic ones on `stream`,
-  // which must not be capturing) and allocates its workspace. The
-  // addresses are not read.
-  virtual absl::Status PrepareConvolution(Stream* stream,
-                                          const ConvolutionCall& call) = 0;
-  // Enqueues `call` on `stream`. Its shape must have been prepared, so that
-  // nothing is allocated or timed here and the call can be captured.
-  virtual absl::Status Convolution(Stream* stream,
-                                   const ConvolutionCall& call) = 0;
+  // which must not be capturing), and returns the workspace bytes each
+  // call of the shape needs. The addresses are not read.
+  virtual absl::StatusOr<uint64_t> PrepareConvolution(
+      Stream* stream, const ConvolutionCall& call) = 0;
+  // Enqueues `call` on `stream` with `workspace` (at least the prepared
+  // bytes, used by this call alone while it runs: two calls that may run
+  // at once need two workspaces). Its shape must have been prepared, so
+  // that nothing is allocated or timed here and the call can be captured.
+  virtual absl::Status Convolution(Stream* stream, const ConvolutionCall& call,
+                                   DeviceAddressBase workspace) = 0;
 };
 
 }  // namespace dnn

@@ -7,7 +7,6 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/gpu/gpu_executor.h"
-#include "stream_executor/gpu/gpu_status.h"
 #include "stream_executor/gpu/gpu_stream.h"
 
 namespace stream_executor::gpu {
@@ -52,11 +51,6 @@ void GpuDnn::DestroyPlan(const Plan& plan) {
   absl::Status status =
       DnnStatus(dnn_api_.plan_destroy(plan.plan), "plan destroy");
   if (!status.ok()) LOG(ERROR) << status;
-  if (plan.workspace == nullptr) return;
-  // Freeing device memory waits for the work that may still use it.
-  const GpuApi& api = executor_->api();
-  status = ToStatus(api, api.mem_free(plan.workspace), "DNN workspace free");
-  if (!status.ok()) LOG(ERROR) << status;
 }
 
 absl::StatusOr<GpuStream*> GpuDnn::CheckCall(
@@ -80,27 +74,21 @@ absl::StatusOr<GpuDnn::Plan> GpuDnn::MakePlan(GpuStream* stream,
       dnn_api_.plan_choose(handle_, plan.plan, stream->handle(),
                            kMaxWorkspaceBytes, &plan.workspace_bytes),
       absl::StrCat("algorithm choice for ", call.ShapeString())));
-  if (plan.workspace_bytes > 0) {
-    const GpuApi& api = executor_->api();
-    RETURN_IF_ERROR(ToStatus(api,
-                             api.mem_alloc(&plan.workspace,
-                                           plan.workspace_bytes),
-                             "DNN workspace allocation"));
-  }
   std::move(destroy).Cancel();
   VLOG(1) << dnn_api_.display_name << " plan for " << call.ShapeString()
           << " with " << plan.workspace_bytes << " bytes of workspace";
   return plan;
 }
 
-absl::Status GpuDnn::PrepareConvolution(Stream* stream,
-                                        const dnn::ConvolutionCall& call) {
+absl::StatusOr<uint64_t> GpuDnn::PrepareConvolution(
+    Stream* stream, const dnn::ConvolutionCall& call) {
   ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
   const std::string shape = call.ShapeString();
   absl::MutexLock lock(&mu_);
-  if (plans_.contains(shape)) return absl::OkStatus();
-  // Choosing times the algorithms and the workspace is allocated: neither
-  // may happen inside a capture.
+  auto it = plans_.find(shape);
+  if (it != plans_.end()) return it->second.workspace_bytes;
+  // Choosing times the algorithms, on memory the library allocates: not
+  // inside a capture.
   absl::Status may_allocate = executor_->capture_tracker().CheckMayAllocate(
       kMaxWorkspaceBytes, executor_->device_ordinal());
   if (!may_allocate.ok()) {
@@ -111,11 +99,12 @@ absl::Status GpuDnn::PrepareConvolution(Stream* stream,
   RETURN_IF_ERROR(executor_->Activate());
   ASSIGN_OR_RETURN(Plan plan, MakePlan(gpu_stream, call));
   plans_.emplace(shape, plan);
-  return absl::OkStatus();
+  return plan.workspace_bytes;
 }
 
 absl::Status GpuDnn::Convolution(Stream* stream,
-                                 const dnn::ConvolutionCall& call) {
+                                 const dnn::ConvolutionCall& call,
+                                 DeviceAddressBase workspace) {
   ASSIGN_OR_RETURN(GpuStream * gpu_stream, CheckCall(stream, call));
   const std::string shape = call.ShapeString();
   VLOG(5) << dnn_api_.display_name << " on stream " << gpu_stream->handle()
@@ -128,8 +117,13 @@ absl::Status GpuDnn::Convolution(Stream* stream,
         "convolution ", shape, " was not prepared (PrepareConvolution)"));
   }
   const Plan& plan = it->second;
+  if (workspace.size() < plan.workspace_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "convolution ", shape, ": the workspace holds ", workspace.size(),
+        " bytes, its algorithm needs ", plan.workspace_bytes));
+  }
   int error = dnn_api_.plan_run(handle_, plan.plan, gpu_stream->handle(), call,
-                                plan.workspace, plan.workspace_bytes);
+                                workspace.opaque(), workspace.size());
   if (error != 0) {
     return absl::InternalError(absl::StrCat(
         dnn_api_.display_name, " convolution ", call.ToString(),

@@ -19,11 +19,11 @@ class GpuExecutor;
 class GpuStream;
 
 // cuDNN behind dnn::DnnSupport: one handle per executor and one plan per
-// convolution shape, each with the workspace its algorithm needs. Plans
-// are made and timed by PrepareConvolution, before any capture; a call
-// only looks its plan up and enqueues, so it is legal under stream capture
-// and the workspace address a graph records stays valid until the
-// executor goes.
+// convolution shape. Plans are made and timed by PrepareConvolution,
+// before any capture; a call only looks its plan up and enqueues on the
+// caller's workspace, so it is legal under stream capture. Workspaces
+// belong to callers because calls of one shape may run at once (two
+// convolutions of a graph without a path between them).
 //
 // Locking: mu_ guards the handle (bound to the calling stream for each
 // call) and the plans; a plan is never removed before destruction, so a
@@ -38,15 +38,14 @@ class GpuDnn : public dnn::DnnSupport {
       GpuExecutor* executor, const GpuDnnApi& dnn_api);
   ~GpuDnn() override;
 
-  absl::Status PrepareConvolution(Stream* stream,
-                                  const dnn::ConvolutionCall& call) override;
-  absl::Status Convolution(Stream* stream,
-                           const dnn::ConvolutionCall& call) override;
+  absl::StatusOr<uint64_t> PrepareConvolution(
+      Stream* stream, const dnn::ConvolutionCall& call) override;
+  absl::Status Convolution(Stream* stream, const dnn::ConvolutionCall& call,
+                           DeviceAddressBase workspace) override;
 
  private:
   struct Plan {
     GpuDnnPlan plan = nullptr;
-    void* workspace = nullptr;
     size_t workspace_bytes = 0;
   };
 
@@ -55,7 +54,7 @@ class GpuDnn : public dnn::DnnSupport {
 
   absl::StatusOr<GpuStream*> CheckCall(Stream* stream,
                                        const dnn::ConvolutionCall& call) const;
-  // A new plan for `call` timed on `stream`, with its workspace.
+  // A new plan for `call` timed on `stream`.
   absl::StatusOr<Plan> MakePlan(GpuStream* stream,
                                 const dnn::ConvolutionCall& call)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

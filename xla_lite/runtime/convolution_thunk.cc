@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/trace_cache.h"
@@ -28,6 +29,28 @@ ConvolutionThunk::ConvolutionThunk(std::string name,
       << ToString();
 }
 
+ConvolutionThunk::~ConvolutionThunk() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [executor, workspace] : workspaces_) {
+    absl::Status freed = executor->Deallocate(&workspace);
+    if (!freed.ok()) {
+      LOG(ERROR) << ToString() << ": freeing the workspace: " << freed;
+    }
+  }
+}
+
+absl::StatusOr<se::DeviceAddressBase> ConvolutionThunk::Workspace(
+    se::StreamExecutor* executor) const {
+  absl::MutexLock lock(&mu_);
+  auto it = workspaces_.find(executor);
+  if (it == workspaces_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        ToString(), " was not initialized on device ",
+        executor->device_ordinal()));
+  }
+  return it->second;
+}
+
 se::dnn::ConvolutionCall ConvolutionThunk::CallOn(
     const BufferAllocations& buffers) const {
   se::dnn::ConvolutionCall call = call_;
@@ -46,23 +69,37 @@ absl::Status ConvolutionThunk::Initialize(const InitializeParams& params) {
   call.input_data = se::DeviceAddressBase(nullptr, input_.size());
   call.filter_data = se::DeviceAddressBase(nullptr, filter_.size());
   call.output_data = se::DeviceAddressBase(nullptr, output_.size());
-  return dnn->PrepareConvolution(params.stream, call);
+  ASSIGN_OR_RETURN(uint64_t bytes,
+                   dnn->PrepareConvolution(params.stream, call));
+  absl::MutexLock lock(&mu_);
+  if (workspaces_.contains(params.executor)) return absl::OkStatus();
+  // A zero-byte request gives a null address, which the call accepts.
+  ASSIGN_OR_RETURN(se::DeviceAddressBase workspace,
+                   params.executor->Allocate(bytes));
+  workspaces_.emplace(params.executor, workspace);
+  return absl::OkStatus();
 }
 
 absl::Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& params) {
   ASSIGN_OR_RETURN(se::dnn::DnnSupport * dnn, params.executor()->AsDnn());
-  return dnn->Convolution(params.stream, CallOn(*params.buffer_allocations));
+  ASSIGN_OR_RETURN(se::DeviceAddressBase workspace,
+                   Workspace(params.executor()));
+  return dnn->Convolution(params.stream, CallOn(*params.buffer_allocations),
+                          workspace);
 }
 
 absl::StatusOr<std::shared_ptr<const se::CapturedGraph>>
 ConvolutionThunk::Trace(const RecordParams& params) const {
   ASSIGN_OR_RETURN(se::dnn::DnnSupport * dnn, params.executor()->AsDnn());
+  ASSIGN_OR_RETURN(se::DeviceAddressBase workspace,
+                   Workspace(params.executor()));
   const se::dnn::ConvolutionCall call = CallOn(*params.buffer_allocations);
   TraceCache::Key key = {call.input_data, call.filter_data, call.output_data};
   VLOG(5) << "trace convolution " << ToString() << " " << call.ToString();
-  return TraceLibraryCall(
-      params.trace_cache, params.stream, key,
-      [&](se::Stream* stream) { return dnn->Convolution(stream, call); });
+  return TraceLibraryCall(params.trace_cache, params.stream, key,
+                          [&](se::Stream* stream) {
+                            return dnn->Convolution(stream, call, workspace);
+                          });
 }
 
 absl::StatusOr<const se::CommandBuffer::Command*> ConvolutionThunk::Record(

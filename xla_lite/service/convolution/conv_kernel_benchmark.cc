@@ -109,6 +109,7 @@ struct Problem {
   std::vector<se::KernelArgs> args;
   // Set when the library runs the convolution instead of the kernels.
   std::optional<se::dnn::ConvolutionCall> dnn_call;
+  se::ScopedDeviceAddress dnn_workspace;
 };
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFor(
@@ -173,7 +174,8 @@ absl::Status Run(Problem& problem) {
   if (problem.dnn_call.has_value()) {
     absl::StatusOr<se::dnn::DnnSupport*> dnn = GetEnv().executor->AsDnn();
     if (!dnn.ok()) return dnn.status();
-    return (*dnn)->Convolution(GetEnv().stream.get(), *problem.dnn_call);
+    return (*dnn)->Convolution(GetEnv().stream.get(), *problem.dnn_call,
+                               problem.dnn_workspace.cref());
   }
   for (size_t i = 0; i < problem.kernels.size(); ++i) {
     absl::Status status = GetEnv().stream->Launch(
@@ -266,7 +268,14 @@ absl::Status UseLibrary(Problem& problem) {
   call->filter_data = problem.buffers[forward ? 1 : 2].cref();
   call->output_data = problem.buffers[forward ? 2 : 1].cref();
   problem.dnn_call = *call;
-  return (*dnn)->PrepareConvolution(GetEnv().stream.get(), *call);
+  absl::StatusOr<uint64_t> bytes =
+      (*dnn)->PrepareConvolution(GetEnv().stream.get(), *call);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<se::ScopedDeviceAddress> workspace =
+      Allocate((*bytes + sizeof(float) - 1) / sizeof(float));
+  if (!workspace.ok()) return workspace.status();
+  problem.dnn_workspace = std::move(*workspace);
+  return absl::OkStatus();
 }
 
 void BM_DnnConvolution(benchmark::State& state) {
