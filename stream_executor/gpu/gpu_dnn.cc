@@ -67,9 +67,13 @@ absl::StatusOr<GpuStream*> GpuDnn::CheckCall(
 absl::StatusOr<GpuDnn::Plan> GpuDnn::MakePlan(GpuStream* stream,
                                               const dnn::ConvolutionCall& call) {
   Plan plan;
-  RETURN_IF_ERROR(DnnStatus(dnn_api_.plan_create(call, &plan.plan),
-                            absl::StrCat("plan for ", call.ShapeString())));
-  absl::Cleanup destroy = [&] { dnn_api_.plan_destroy(plan.plan); };
+  const int created = dnn_api_.plan_create(call, &plan.plan);
+  // A plan whose creation failed part way holds what it made so far.
+  absl::Cleanup destroy = [&] {
+    if (plan.plan != nullptr) dnn_api_.plan_destroy(plan.plan);
+  };
+  RETURN_IF_ERROR(
+      DnnStatus(created, absl::StrCat("plan for ", call.ShapeString())));
   RETURN_IF_ERROR(DnnStatus(
       dnn_api_.plan_choose(handle_, plan.plan, stream->handle(),
                            kMaxWorkspaceBytes, &plan.workspace_bytes),

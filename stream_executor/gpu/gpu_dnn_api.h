@@ -26,7 +26,8 @@ struct GpuDnnApi {
   int (*create)(GpuDnnHandle* handle);
   int (*destroy)(GpuDnnHandle handle);
 
-  // The descriptors of `call`'s shape (its addresses are not read).
+  // The descriptors of `call`'s shape (its addresses are not read). On an
+  // error `*plan` may still hold what was made, for plan_destroy.
   int (*plan_create)(const dnn::ConvolutionCall& call, GpuDnnPlan* plan);
   int (*plan_destroy)(GpuDnnPlan plan);
   // Times the library's deterministic full-f32 algorithms for `plan` on
