@@ -28,21 +28,22 @@ absl::Status CheckLayout(const ConvolutionCall& call, const char* name,
   for (size_t i = 0; i < rank; ++i) {
     if (layout.dims[i] < 1 || layout.dims[i] > kMaxInt ||
         layout.strides[i] < 1 || layout.strides[i] > kMaxInt) {
-      return Invalid(call, absl::StrCat(name, " dimension ", i, " (size ",
-                                        layout.dims[i], ", stride ",
-                                        layout.strides[i],
-                                        ") is not in [1, 2^31)"));
+      return Invalid(
+          call, absl::StrCat(name, " dimension ", i, " (size ", layout.dims[i],
+                             ", stride ", layout.strides[i],
+                             ") is not in [1, 2^31)"));
     }
   }
   const int64_t span = layout.SpanElements();
   if (span > kMaxInt) {
-    return Invalid(call, absl::StrCat(name, " spans ", span,
-                                      " elements, more than the library's int"));
+    return Invalid(call,
+                   absl::StrCat(name, " spans ", span,
+                                " elements, more than the library's int"));
   }
   if (data.size() < static_cast<uint64_t>(span) * sizeof(float)) {
-    return Invalid(call, absl::StrCat(name, " holds ", data.size(),
-                                      " bytes, the layout needs ",
-                                      span * sizeof(float)));
+    return Invalid(
+        call, absl::StrCat(name, " holds ", data.size(),
+                           " bytes, the layout needs ", span * sizeof(float)));
   }
   return absl::OkStatus();
 }
@@ -81,8 +82,9 @@ absl::Status ConvolutionCall::Validate() const {
                                        "give the input's"));
   }
   if (output.dims[0] != input.dims[0] || output.dims[1] != filter.dims[0]) {
-    return Invalid(*this, "the output's batch and features must be the "
-                          "input's batch and the filter's output features");
+    return Invalid(*this,
+                   "the output's batch and features must be the "
+                   "input's batch and the filter's output features");
   }
   for (int i = 0; i < spatial; ++i) {
     if (padding[i] < 0 || padding[i] > kMaxInt || strides[i] < 1 ||
@@ -96,9 +98,9 @@ absl::Status ConvolutionCall::Validate() const {
         (input.dims[i + 2] + 2 * padding[i] - extent) / strides[i] + 1;
     if (input.dims[i + 2] + 2 * padding[i] < extent ||
         output.dims[i + 2] != out) {
-      return Invalid(*this, absl::StrCat("spatial dimension ", i, ": output ",
-                                         output.dims[i + 2], ", expected ",
-                                         out));
+      return Invalid(*this,
+                     absl::StrCat("spatial dimension ", i, ": output ",
+                                  output.dims[i + 2], ", expected ", out));
     }
   }
   return absl::OkStatus();
@@ -106,17 +108,18 @@ absl::Status ConvolutionCall::Validate() const {
 
 std::string ConvolutionCall::ShapeString() const {
   return absl::StrCat(
-      kind == ConvolutionKind::kForward ? "forward" : "backward-filter",
-      " x", input.ToString(), " w", filter.ToString(), " y",
-      output.ToString(), " pad ", absl::StrJoin(padding, "x"), " stride ",
+      kind == ConvolutionKind::kForward ? "forward" : "backward-filter", " x",
+      input.ToString(), " w", filter.ToString(), " y", output.ToString(),
+      " pad ", absl::StrJoin(padding, "x"), " stride ",
       absl::StrJoin(strides, "x"), " dilation ", absl::StrJoin(dilations, "x"),
-      flip ? " flipped" : "", groups > 1 ? absl::StrCat(" groups ", groups) : "");
+      flip ? " flipped" : "",
+      groups > 1 ? absl::StrCat(" groups ", groups) : "");
 }
 
 std::string ConvolutionCall::ToString() const {
   return absl::StrCat(ShapeString(), " at x=", input_data.ToString(),
-                      " w=", filter_data.ToString(), " y=",
-                      output_data.ToString());
+                      " w=", filter_data.ToString(),
+                      " y=", output_data.ToString());
 }
 
-}  // namespace dnn
+}  // namespace stream_executor::dnn

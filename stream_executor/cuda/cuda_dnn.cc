@@ -42,29 +42,29 @@ constexpr size_t kWorkspaceAlignment = 256;
 // spatial dimension in front.
 constexpr int kMinSpatialDims = 2;
 
-#define CUDNN_FUNCTIONS(X)                        \
-  X(cudnnGetVersion)                              \
-  X(cudnnGetErrorString)                          \
-  X(cudnnCreate)                                  \
-  X(cudnnDestroy)                                 \
-  X(cudnnSetStream)                               \
-  X(cudnnCreateTensorDescriptor)                  \
-  X(cudnnDestroyTensorDescriptor)                 \
-  X(cudnnSetTensorNdDescriptor)                   \
-  X(cudnnCreateFilterDescriptor)                  \
-  X(cudnnDestroyFilterDescriptor)                 \
-  X(cudnnSetFilterNdDescriptor)                   \
-  X(cudnnCreateConvolutionDescriptor)             \
-  X(cudnnDestroyConvolutionDescriptor)            \
-  X(cudnnSetConvolutionNdDescriptor)              \
-  X(cudnnSetConvolutionMathType)                  \
-  X(cudnnSetConvolutionGroupCount)                \
-  X(cudnnGetConvolutionForwardAlgorithmMaxCount)  \
-  X(cudnnFindConvolutionForwardAlgorithm)         \
-  X(cudnnConvolutionForward)                      \
+#define CUDNN_FUNCTIONS(X)                              \
+  X(cudnnGetVersion)                                    \
+  X(cudnnGetErrorString)                                \
+  X(cudnnCreate)                                        \
+  X(cudnnDestroy)                                       \
+  X(cudnnSetStream)                                     \
+  X(cudnnCreateTensorDescriptor)                        \
+  X(cudnnDestroyTensorDescriptor)                       \
+  X(cudnnSetTensorNdDescriptor)                         \
+  X(cudnnCreateFilterDescriptor)                        \
+  X(cudnnDestroyFilterDescriptor)                       \
+  X(cudnnSetFilterNdDescriptor)                         \
+  X(cudnnCreateConvolutionDescriptor)                   \
+  X(cudnnDestroyConvolutionDescriptor)                  \
+  X(cudnnSetConvolutionNdDescriptor)                    \
+  X(cudnnSetConvolutionMathType)                        \
+  X(cudnnSetConvolutionGroupCount)                      \
+  X(cudnnGetConvolutionForwardAlgorithmMaxCount)        \
+  X(cudnnFindConvolutionForwardAlgorithm)               \
+  X(cudnnConvolutionForward)                            \
   X(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount) \
-  X(cudnnFindConvolutionBackwardFilterAlgorithm)  \
-  X(cudnnConvolutionBackwardFilter)               \
+  X(cudnnFindConvolutionBackwardFilterAlgorithm)        \
+  X(cudnnConvolutionBackwardFilter)                     \
   X(cudnnTransformTensor)
 
 struct CudnnFunctions {
@@ -95,7 +95,9 @@ struct CudnnPlan {
   size_t algorithm_workspace = 0;
 };
 
-CudnnPlan* ToPlan(GpuDnnPlan plan) { return reinterpret_cast<CudnnPlan*>(plan); }
+CudnnPlan* ToPlan(GpuDnnPlan plan) {
+  return reinterpret_cast<CudnnPlan*>(plan);
+}
 cudnnHandle_t ToCudnn(GpuDnnHandle handle) {
   return reinterpret_cast<cudnnHandle_t>(handle);
 }
@@ -111,7 +113,9 @@ int Create(GpuDnnHandle* handle) {
   return status;
 }
 
-int Destroy(GpuDnnHandle handle) { return Cudnn().cudnnDestroy(ToCudnn(handle)); }
+int Destroy(GpuDnnHandle handle) {
+  return Cudnn().cudnnDestroy(ToCudnn(handle));
+}
 
 // A layout with at least kMinSpatialDims spatial dimensions, as ints.
 struct Dims {
@@ -161,8 +165,8 @@ int PlanDestroy(GpuDnnPlan handle) {
   CudnnPlan* plan = ToPlan(handle);
   if (plan == nullptr) return CUDNN_STATUS_SUCCESS;
   CudnnFunctions& f = Cudnn();
-  for (cudnnTensorDescriptor_t t : {plan->x, plan->y, plan->w_given,
-                                    plan->w_packed}) {
+  for (cudnnTensorDescriptor_t t :
+       {plan->x, plan->y, plan->w_given, plan->w_packed}) {
     if (t != nullptr) f.cudnnDestroyTensorDescriptor(t);
   }
   if (plan->w != nullptr) f.cudnnDestroyFilterDescriptor(plan->w);
@@ -171,19 +175,18 @@ int PlanDestroy(GpuDnnPlan handle) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-#define RETURN_IF_CUDNN_ERROR(expr)                        \
-  do {                                                     \
-    cudnnStatus_t status_ = (expr);                        \
-    if (status_ != CUDNN_STATUS_SUCCESS) return status_;   \
+#define RETURN_IF_CUDNN_ERROR(expr)                      \
+  do {                                                   \
+    cudnnStatus_t status_ = (expr);                      \
+    if (status_ != CUDNN_STATUS_SUCCESS) return status_; \
   } while (0)
 
 cudnnStatus_t DescribeFilter(const ConvolutionCall& call, CudnnPlan& plan) {
   CudnnFunctions& f = Cudnn();
   const Dims given = Widened(call.filter);
   // Channels-innermost activations pair with a channels-innermost filter.
-  const cudnnTensorFormat_t format = call.input.strides[1] == 1
-                                         ? CUDNN_TENSOR_NHWC
-                                         : CUDNN_TENSOR_NCHW;
+  const cudnnTensorFormat_t format =
+      call.input.strides[1] == 1 ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   RETURN_IF_CUDNN_ERROR(f.cudnnCreateFilterDescriptor(&plan.w));
   RETURN_IF_CUDNN_ERROR(f.cudnnSetFilterNdDescriptor(
       plan.w, CUDNN_DATA_FLOAT, format, given.dims.size(), given.dims.data()));
@@ -194,9 +197,8 @@ cudnnStatus_t DescribeFilter(const ConvolutionCall& call, CudnnPlan& plan) {
   RETURN_IF_CUDNN_ERROR(TensorDescriptor(packed, &plan.w_packed));
   size_t bytes = sizeof(float);
   for (int d : given.dims) bytes *= d;
-  plan.packed_filter_bytes =
-      (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
-      kWorkspaceAlignment;
+  plan.packed_filter_bytes = (bytes + kWorkspaceAlignment - 1) /
+                             kWorkspaceAlignment * kWorkspaceAlignment;
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -217,7 +219,8 @@ cudnnStatus_t DescribeConvolution(const ConvolutionCall& call,
       dilations.data(), call.flip ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
       CUDNN_DATA_FLOAT));
   // Full f32 products: no TF32 tensor cores.
-  RETURN_IF_CUDNN_ERROR(f.cudnnSetConvolutionMathType(plan.conv, CUDNN_FMA_MATH));
+  RETURN_IF_CUDNN_ERROR(
+      f.cudnnSetConvolutionMathType(plan.conv, CUDNN_FMA_MATH));
   return f.cudnnSetConvolutionGroupCount(plan.conv, call.groups);
 }
 
@@ -245,8 +248,8 @@ bool PickAlgorithm(const std::vector<Perf>& perf, int count,
         p.memory > max_workspace) {
       continue;
     }
-    VLOG(1) << "cuDNN algorithm " << static_cast<int>(p.algo) << ": "
-            << p.time << " ms, " << p.memory << " bytes of workspace";
+    VLOG(1) << "cuDNN algorithm " << static_cast<int>(p.algo) << ": " << p.time
+            << " ms, " << p.memory << " bytes of workspace";
     plan.algorithm = static_cast<int>(p.algo);
     plan.algorithm_workspace = p.memory;
     return true;
@@ -273,8 +276,8 @@ int PlanChoose(GpuDnnHandle handle, GpuDnnPlan plan_handle,
         perf.data()));
     found = PickAlgorithm(perf, count, max_workspace, plan);
   } else {
-    RETURN_IF_CUDNN_ERROR(
-        f.cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnn, &max_count));
+    RETURN_IF_CUDNN_ERROR(f.cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(
+        cudnn, &max_count));
     std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(max_count);
     RETURN_IF_CUDNN_ERROR(f.cudnnFindConvolutionBackwardFilterAlgorithm(
         cudnn, plan.x, plan.y, plan.conv, plan.w, max_count, &count,
@@ -327,12 +330,12 @@ int PlanRun(GpuDnnHandle handle, GpuDnnPlan plan_handle, GpuStreamHandle stream,
 }
 
 absl::StatusOr<const gpu::GpuDnnApi*> Load() {
-  ASSIGN_OR_RETURN(void* library,
-                   gpu::OpenLibrary(kDisplayName,
-                                    gpu::LibraryCandidates(
-                                        "libcudnn.so.9",
-                                        {"/usr/local/cuda/lib64",
-                                         "/usr/lib/x86_64-linux-gnu"})));
+  ASSIGN_OR_RETURN(
+      void* library,
+      gpu::OpenLibrary(kDisplayName,
+                       gpu::LibraryCandidates("libcudnn.so.9",
+                                              {"/usr/local/cuda/lib64",
+                                               "/usr/lib/x86_64-linux-gnu"})));
   CudnnFunctions& f = Cudnn();
 #define RESOLVE(name) \
   RETURN_IF_ERROR(gpu::ResolveFunction(library, kDisplayName, #name, &f.name));
@@ -340,9 +343,10 @@ absl::StatusOr<const gpu::GpuDnnApi*> Load() {
 #undef RESOLVE
   const size_t version = f.cudnnGetVersion();
   if (version < 90000) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        kDisplayName, " ", version, " is older than 9.0, which this build "
-        "expects; convolutions use the emitted kernels"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(kDisplayName, " ", version,
+                     " is older than 9.0, which this build "
+                     "expects; convolutions use the emitted kernels"));
   }
   VLOG(1) << "Loaded " << kDisplayName << " " << version;
   static gpu::GpuDnnApi api = {

@@ -13,10 +13,9 @@ namespace stream_executor::gpu {
 
 absl::Status GpuDnn::DnnStatus(int error, absl::string_view operation) const {
   if (error == 0) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(dnn_api_.display_name, " ", operation,
-                                          " failed: ",
-                                          dnn_api_.error_string(error), " (",
-                                          error, ")"));
+  return absl::InternalError(absl::StrCat(
+      dnn_api_.display_name, " ", operation,
+      " failed: ", dnn_api_.error_string(error), " (", error, ")"));
 }
 
 absl::StatusOr<std::unique_ptr<GpuDnn>> GpuDnn::Create(
@@ -64,8 +63,8 @@ absl::StatusOr<GpuStream*> GpuDnn::CheckCall(
   return gpu_stream;
 }
 
-absl::StatusOr<GpuDnn::Plan> GpuDnn::MakePlan(GpuStream* stream,
-                                              const dnn::ConvolutionCall& call) {
+absl::StatusOr<GpuDnn::Plan> GpuDnn::MakePlan(
+    GpuStream* stream, const dnn::ConvolutionCall& call) {
   Plan plan;
   const int created = dnn_api_.plan_create(call, &plan.plan);
   // A plan whose creation failed part way holds what it made so far.
@@ -74,10 +73,10 @@ absl::StatusOr<GpuDnn::Plan> GpuDnn::MakePlan(GpuStream* stream,
   };
   RETURN_IF_ERROR(
       DnnStatus(created, absl::StrCat("plan for ", call.ShapeString())));
-  RETURN_IF_ERROR(DnnStatus(
-      dnn_api_.plan_choose(handle_, plan.plan, stream->handle(),
-                           kMaxWorkspaceBytes, &plan.workspace_bytes),
-      absl::StrCat("algorithm choice for ", call.ShapeString())));
+  RETURN_IF_ERROR(
+      DnnStatus(dnn_api_.plan_choose(handle_, plan.plan, stream->handle(),
+                                     kMaxWorkspaceBytes, &plan.workspace_bytes),
+                absl::StrCat("algorithm choice for ", call.ShapeString())));
   std::move(destroy).Cancel();
   VLOG(1) << dnn_api_.display_name << " plan for " << call.ShapeString()
           << " with " << plan.workspace_bytes << " bytes of workspace";
@@ -97,8 +96,8 @@ absl::StatusOr<uint64_t> GpuDnn::PrepareConvolution(
       kMaxWorkspaceBytes, executor_->device_ordinal());
   if (!may_allocate.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "convolution ", shape, " cannot be prepared while capturing: ",
-        may_allocate.message()));
+        "convolution ", shape,
+        " cannot be prepared while capturing: ", may_allocate.message()));
   }
   RETURN_IF_ERROR(executor_->Activate());
   ASSIGN_OR_RETURN(Plan plan, MakePlan(gpu_stream, call));

@@ -5,6 +5,8 @@
 // platform, against the evaluator, op by op and replayed in command
 // buffers. Platforms without the library keep the emitted kernels.
 
+#include "xla_lite/service/convolution/dnn_convolution.h"
+
 #include <memory>
 #include <optional>
 #include <random>
@@ -17,7 +19,6 @@
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_computation.h"
 #include "xla_lite/hlo/hlo_evaluator.h"
-#include "xla_lite/service/convolution/dnn_convolution.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -58,8 +59,8 @@ std::optional<std::vector<int64_t>> InputPosition(
     const std::vector<int64_t>& t) {
   std::vector<int64_t> position;
   for (size_t d = 0; d < o.size(); ++d) {
-    int64_t p = o[d] * call.strides[d] + t[d] * call.dilations[d] -
-                call.padding[d];
+    int64_t p =
+        o[d] * call.strides[d] + t[d] * call.dilations[d] - call.padding[d];
     if (p < 0 || p >= call.input.dims[d + 2]) return std::nullopt;
     position.push_back(p);
   }
@@ -125,7 +126,8 @@ Mapped MapAndRun(const std::string& hlo) {
   Mapped mapped;
   absl::StatusOr<std::unique_ptr<HloModule>> module = Parse(hlo);
   if (!module.ok()) return {std::nullopt, module.status().ToString()};
-  const HloInstruction& conv = *(*module)->entry_computation()->root_instruction();
+  const HloInstruction& conv =
+      *(*module)->entry_computation()->root_instruction();
   absl::StatusOr<gpu::ConvolutionConfig> config =
       gpu::ConvolutionConfigFor(conv);
   if (!config.ok()) return {std::nullopt, config.status().ToString()};

@@ -44,9 +44,9 @@ absl::StatusOr<se::DeviceAddressBase> ConvolutionThunk::Workspace(
   absl::MutexLock lock(&mu_);
   auto it = workspaces_.find(executor);
   if (it == workspaces_.end()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        ToString(), " was not initialized on device ",
-        executor->device_ordinal()));
+    return absl::FailedPreconditionError(
+        absl::StrCat(ToString(), " was not initialized on device ",
+                     executor->device_ordinal()));
   }
   return it->second;
 }

@@ -34,7 +34,8 @@ class ConvolutionThunk : public Thunk {
   // `call`'s addresses are ignored. CHECK-fails when a slice is smaller
   // than its layout spans.
   ConvolutionThunk(std::string name, se::dnn::ConvolutionCall call,
-                   BufferAllocation::Slice input, BufferAllocation::Slice filter,
+                   BufferAllocation::Slice input,
+                   BufferAllocation::Slice filter,
                    BufferAllocation::Slice output);
   // Frees the workspaces; a failure is logged, as a destructor cannot
   // report it.

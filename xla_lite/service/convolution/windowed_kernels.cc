@@ -40,11 +40,13 @@ $BODY
 
 // Arrays of at most this many elements take int indices: the grid-stride
 // loop's index stays below twice that.
-constexpr int64_t kMaxIntIndexedElements = std::numeric_limits<int32_t>::max() / 2;
+constexpr int64_t kMaxIntIndexedElements =
+    std::numeric_limits<int32_t>::max() / 2;
 
 // An index constant: an int literal where it fits (also under long long
-// indices, where it meets a long long variable), else a long long one.
-std::string LL(int64_t value) {
+// indices, where it meets a long long variable in every expression), else
+// a long long one.
+std::string IndexConstant(int64_t value) {
   if (value >= std::numeric_limits<int32_t>::min() &&
       value <= std::numeric_limits<int32_t>::max()) {
     return absl::StrCat("(", value, ")");
@@ -67,7 +69,8 @@ std::string FloatLiteral(double value) {
 std::string OutPosition(const WindowedAxis& axis, int i,
                         absl::string_view index) {
   return absl::StrCat("    const xl_index s", i, " = (", index, " / ",
-                      LL(axis.out_stride), ") % ", LL(axis.out_size), ";\n");
+                      IndexConstant(axis.out_stride), ") % ",
+                      IndexConstant(axis.out_size), ";\n");
 }
 
 // Opens a loop over the taps of axis `i` that skips padding and holes and
@@ -76,14 +79,15 @@ std::string TapLoop(const WindowedAxis& axis, int i, const std::string& s) {
   const int64_t dilated = (axis.base_size - 1) * axis.base_dilation + 1;
   const std::string prev = i == 0 ? "(xl_index)0" : absl::StrCat("x", i - 1);
   return absl::StrCat(
-      "    for (xl_index t", i, " = 0; t", i, " < ", LL(axis.window), "; ++t",
-      i, ") {\n", "      const xl_index p", i, " = ", s, " * ",
-      LL(axis.stride), " + t", i, " * ", LL(axis.window_dilation), " - ",
-      LL(axis.pad_low), ";\n", "      if (p", i, " < 0 || p", i,
-      " >= ", LL(dilated), " || p", i, " % ", LL(axis.base_dilation),
-      " != 0) continue;\n", "      const xl_index x", i, " = ", prev,
-      " + (p", i, " / ", LL(axis.base_dilation), ") * ", LL(axis.base_stride),
-      ";\n");
+      "    for (xl_index t", i, " = 0; t", i, " < ", IndexConstant(axis.window),
+      "; ++t", i, ") {\n", "      const xl_index p", i, " = ", s, " * ",
+      IndexConstant(axis.stride), " + t", i, " * ",
+      IndexConstant(axis.window_dilation), " - ", IndexConstant(axis.pad_low),
+      ";\n", "      if (p", i, " < 0 || p", i, " >= ", IndexConstant(dilated),
+      " || p", i, " % ", IndexConstant(axis.base_dilation),
+      " != 0) continue;\n", "      const xl_index x", i, " = ", prev, " + (p",
+      i, " / ", IndexConstant(axis.base_dilation), ") * ",
+      IndexConstant(axis.base_stride), ";\n");
 }
 
 std::string Close(size_t loops) {
@@ -111,20 +115,22 @@ std::string Source(absl::string_view what, const std::string& config,
                               {"$DEFINITIONS", definitions},
                               {"$ENTRY", entry},
                               {"$PARAMETERS", parameters},
-                              {"$COUNT", LL(count)},
+                              {"$COUNT", IndexConstant(count)},
                               {"$BODY", body}});
 }
 
 std::string ConvolutionBody(const ConvolutionConfig& c) {
   std::string body = absl::StrCat(
-      "    const xl_index b = (o / ", LL(c.out_batch_stride), ") % ",
-      LL(c.out_batch), ";\n", "    const xl_index f = (o / ",
-      LL(c.out_feature_stride), ") % ", LL(c.out_features), ";\n",
-      "    const float* x = lhs + ((f / ", LL(c.per_batch_group), ") * ",
-      LL(c.out_batch), " + b) * ", LL(c.lhs_batch_stride), " + (f / ",
-      LL(c.per_feature_group), ") * ", LL(c.kernel_inputs * c.lhs_feature_stride),
-      ";\n", "    const float* w = rhs + f * ", LL(c.rhs_output_stride), ";\n",
-      "    float acc = 0.0f;\n");
+      "    const xl_index b = (o / ", IndexConstant(c.out_batch_stride), ") % ",
+      IndexConstant(c.out_batch), ";\n", "    const xl_index f = (o / ",
+      IndexConstant(c.out_feature_stride), ") % ",
+      IndexConstant(c.out_features), ";\n", "    const float* x = lhs + ((f / ",
+      IndexConstant(c.per_batch_group), ") * ", IndexConstant(c.out_batch),
+      " + b) * ", IndexConstant(c.lhs_batch_stride), " + (f / ",
+      IndexConstant(c.per_feature_group), ") * ",
+      IndexConstant(c.kernel_inputs * c.lhs_feature_stride), ";\n",
+      "    const float* w = rhs + f * ", IndexConstant(c.rhs_output_stride),
+      ";\n", "    float acc = 0.0f;\n");
   for (size_t i = 0; i < c.spatial.size(); ++i) {
     absl::StrAppend(&body, OutPosition(c.spatial[i], i, "o"));
   }
@@ -132,18 +138,20 @@ std::string ConvolutionBody(const ConvolutionConfig& c) {
     const WindowedAxis& axis = c.spatial[i];
     absl::StrAppend(&body, TapLoop(axis, i, absl::StrCat("s", i)));
     const std::string tap =
-        axis.reversal ? absl::StrCat("(", LL(axis.window - 1), " - t", i, ")")
-                      : absl::StrCat("t", i);
+        axis.reversal
+            ? absl::StrCat("(", IndexConstant(axis.window - 1), " - t", i, ")")
+            : absl::StrCat("t", i);
     absl::StrAppend(&body, "      const xl_index w", i, " = ",
-                    i == 0 ? "(xl_index)0" : absl::StrCat("w", i - 1), " + ", tap,
-                    " * ", LL(axis.kernel_stride), ";\n");
+                    i == 0 ? "(xl_index)0" : absl::StrCat("w", i - 1), " + ",
+                    tap, " * ", IndexConstant(axis.kernel_stride), ";\n");
   }
   const std::string xs = Last("x", c.spatial.size()),
                     ws = Last("w", c.spatial.size());
   absl::StrAppend(&body, "      for (xl_index k = 0; k < ",
-                  LL(c.kernel_inputs), "; ++k) {\n", "        acc += x[", xs,
-                  " + k * ", LL(c.lhs_feature_stride), "] * w[", ws, " + k * ",
-                  LL(c.rhs_input_stride), "];\n      }\n",
+                  IndexConstant(c.kernel_inputs), "; ++k) {\n",
+                  "        acc += x[", xs, " + k * ",
+                  IndexConstant(c.lhs_feature_stride), "] * w[", ws, " + k * ",
+                  IndexConstant(c.rhs_input_stride), "];\n      }\n",
                   Close(c.spatial.size()), "    out[o] = acc;");
   return body;
 }
@@ -157,13 +165,12 @@ std::string ReduceWindowBody(const PoolingConfig& c) {
   for (size_t i = 0; i < c.axes.size(); ++i) {
     absl::StrAppend(&body, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
   }
-  absl::StrAppend(
-      &body, "      const float v = operand[", Last("x", c.axes.size()),
-      "];\n",
-      c.reducer == PoolingConfig::Reducer::kAdd
-          ? "      acc = acc + v;\n"
-          : "      acc = (v > acc || v != v) ? v : acc;\n",
-      Close(c.axes.size()), "    out[o] = acc;");
+  absl::StrAppend(&body, "      const float v = operand[",
+                  Last("x", c.axes.size()), "];\n",
+                  c.reducer == PoolingConfig::Reducer::kAdd
+                      ? "      acc = acc + v;\n"
+                      : "      acc = (v > acc || v != v) ? v : acc;\n",
+                  Close(c.axes.size()), "    out[o] = acc;");
   return body;
 }
 
@@ -201,27 +208,30 @@ std::string SelectInWindow(const PoolingConfig& c) {
 // u<i> along each axis, row-major), the window's selection is recomputed
 // and, when it is o, the window's source element added.
 std::string SelectAndScatterBody(const PoolingConfig& c) {
-  std::string body = absl::StrCat("    float acc = ", FloatLiteral(c.init),
-                                  ";\n");
+  std::string body =
+      absl::StrCat("    float acc = ", FloatLiteral(c.init), ";\n");
   const size_t n = c.axes.size();
   for (size_t i = 0; i < n; ++i) {
     const WindowedAxis& a = c.axes[i];
     absl::StrAppend(
-        &body, "    const xl_index q", i, " = (o / ", LL(a.base_stride),
-        ") % ", LL(a.base_size), " + ", LL(a.pad_low), ";\n",
-        "    const xl_index lo", i, " = q", i, " < ", LL(a.window),
-        " ? 0 : (q", i, " - ", LL(a.window), ") / ", LL(a.stride), " + 1;\n",
-        "    const xl_index hi", i, " = q", i, " / ", LL(a.stride), " < ",
-        LL(a.out_size - 1), " ? q", i, " / ", LL(a.stride), " : ",
-        LL(a.out_size - 1), ";\n");
+        &body, "    const xl_index q", i, " = (o / ",
+        IndexConstant(a.base_stride), ") % ", IndexConstant(a.base_size), " + ",
+        IndexConstant(a.pad_low), ";\n", "    const xl_index lo", i, " = q", i,
+        " < ", IndexConstant(a.window), " ? 0 : (q", i, " - ",
+        IndexConstant(a.window), ") / ", IndexConstant(a.stride), " + 1;\n",
+        "    const xl_index hi", i, " = q", i, " / ", IndexConstant(a.stride),
+        " < ", IndexConstant(a.out_size - 1), " ? q", i, " / ",
+        IndexConstant(a.stride), " : ", IndexConstant(a.out_size - 1), ";\n");
   }
   for (size_t i = 0; i < n; ++i) {
     absl::StrAppend(&body, "    for (xl_index s", i, " = lo", i, "; s", i,
                     " <= hi", i, "; ++s", i, ") {\n");
   }
-  absl::StrAppend(&body, SelectInWindow(c), "    if (selected == o) acc = acc + source[(xl_index)0");
+  absl::StrAppend(&body, SelectInWindow(c),
+                  "    if (selected == o) acc = acc + source[(xl_index)0");
   for (size_t i = 0; i < n; ++i) {
-    absl::StrAppend(&body, " + s", i, " * ", LL(c.axes[i].out_stride));
+    absl::StrAppend(&body, " + s", i, " * ",
+                    IndexConstant(c.axes[i].out_stride));
   }
   absl::StrAppend(&body, "];\n", Close(n), "    out[o] = acc;");
   return body;
@@ -262,8 +272,8 @@ std::string TiledSelectAndScatterBody(const PoolingConfig& c) {
   for (size_t i = 0; i < n; ++i) {
     absl::StrAppend(&body, OutPosition(c.axes[i], i, "o"));
   }
-  absl::StrAppend(&body, SelectInWindow(c), "    const float init = ",
-                  FloatLiteral(c.init),
+  absl::StrAppend(&body, SelectInWindow(c),
+                  "    const float init = ", FloatLiteral(c.init),
                   ";\n    const float selected_value = init + source[o];\n");
   for (size_t i = 0; i < n; ++i) {
     absl::StrAppend(&body, TapLoop(c.axes[i], i, absl::StrCat("s", i)));
@@ -289,8 +299,7 @@ se::KernelSpec Spec(const std::string& name, int arity, std::string source,
 
 se::KernelSpec EmitConvolutionKernel(const ConvolutionConfig& config,
                                      const std::string& name) {
-  VLOG(1) << "emitted convolution kernel " << name << ": "
-          << config.ToString();
+  VLOG(1) << "emitted convolution kernel " << name << ": " << config.ToString();
   if (config.gemm.tiled) {
     return Spec(name, 3, ConvolutionGemmSource(config, name),
                 config.gemm.splits > 1 ? ConvolutionPartialsHostKernel(config)
@@ -311,15 +320,15 @@ se::KernelSpec EmitConvolutionSplitSumKernel(const ConvolutionConfig& config,
                                              const std::string& name) {
   CHECK_GT(config.gemm.splits, 1) << config.ToString();
   const ConvolutionSplitSumSource sum = ConvolutionSplitSum(config);
-  return Spec(name, 2,
-              Source("convolution split-K sum", config.ToString(), name,
-                     "const float* __restrict__ scratch, float* __restrict__ "
-                     "out",
-                     config.gemm.groups * config.gemm.m * config.gemm.n,
-                     std::max(config.gemm.ScratchElements(),
-                              config.out_elements),
-                     sum.body, sum.definitions),
-              ConvolutionSplitSumHostKernel(config));
+  return Spec(
+      name, 2,
+      Source("convolution split-K sum", config.ToString(), name,
+             "const float* __restrict__ scratch, float* __restrict__ "
+             "out",
+             config.gemm.groups * config.gemm.m * config.gemm.n,
+             std::max(config.gemm.ScratchElements(), config.out_elements),
+             sum.body, sum.definitions),
+      ConvolutionSplitSumHostKernel(config));
 }
 
 se::KernelSpec EmitReduceWindowKernel(const PoolingConfig& config,
@@ -392,11 +401,11 @@ absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
   kernel.spec = instr.opcode() == HloOpcode::kSelectAndScatter
                     ? EmitSelectAndScatterKernel(config, name)
                     : EmitReduceWindowKernel(config, name);
-  kernel.launch_dimensions = WindowedLaunchDimensions(
-      instr.opcode() == HloOpcode::kSelectAndScatter &&
-              WindowsTileOperand(config)
-          ? WindowCount(config)
-          : config.out_elements);
+  kernel.launch_dimensions =
+      WindowedLaunchDimensions(instr.opcode() == HloOpcode::kSelectAndScatter &&
+                                       WindowsTileOperand(config)
+                                   ? WindowCount(config)
+                                   : config.out_elements);
   // reduce-window reads its operand (the init is baked in); select-and-
   // scatter its operand and source.
   const int arrays = instr.opcode() == HloOpcode::kSelectAndScatter ? 2 : 1;
