@@ -7,6 +7,7 @@
 
 #include "xla_lite/service/convolution/dnn_convolution.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
@@ -246,6 +248,58 @@ TEST(DnnConvolutionMappingTest, FormsTheLibraryCannotTake) {
     SCOPED_TRACE(hlo);
     Mapped mapped = MapAndRun(hlo);
     EXPECT_FALSE(mapped.call.has_value()) << mapped.call->ShapeString();
+  }
+}
+
+// A 3x3 SAME forward call on [2, 4, 5, 5] with buffers exactly its size.
+ConvolutionCall SmallForwardCall() {
+  ConvolutionCall call;
+  call.input = {{2, 4, 5, 5}, {100, 25, 5, 1}};
+  call.filter = {{8, 4, 3, 3}, {36, 9, 3, 1}};
+  call.output = {{2, 8, 5, 5}, {200, 25, 5, 1}};
+  call.padding = {1, 1};
+  call.strides = {1, 1};
+  call.dilations = {1, 1};
+  call.input_data = se::DeviceAddressBase(nullptr, 200 * sizeof(float));
+  call.filter_data = se::DeviceAddressBase(nullptr, 288 * sizeof(float));
+  call.output_data = se::DeviceAddressBase(nullptr, 400 * sizeof(float));
+  return call;
+}
+
+// Calls a library must never see: each is INVALID_ARGUMENT saying what
+// is wrong, before any platform touches memory.
+TEST(DnnConvolutionMappingTest, ValidateRefusesHostileCalls) {
+  ASSERT_TRUE(SmallForwardCall().Validate().ok());
+  struct Case {
+    const char* expected;
+    std::function<void(ConvolutionCall&)> edit;
+  };
+  const Case cases[] = {
+      {"holds 796 bytes",
+       [](ConvolutionCall& c) {
+         c.input_data = se::DeviceAddressBase(nullptr, 796);
+       }},
+      {"not in [1, 2^31)",
+       [](ConvolutionCall& c) { c.input.dims[0] = int64_t{1} << 40; }},
+      {"not in [1, 2^31)", [](ConvolutionCall& c) { c.filter.dims[2] = 0; }},
+      {"output 4, expected 5",
+       [](ConvolutionCall& c) { c.output.dims[3] = 4; }},
+      {"groups = 3", [](ConvolutionCall& c) { c.groups = 3; }},
+      {"negative padding", [](ConvolutionCall& c) { c.padding[0] = -1; }},
+      {"expected 4", [](ConvolutionCall& c) { c.filter.dims.pop_back(); }},
+      {"at most 3 spatial",
+       [](ConvolutionCall& c) {
+         c.padding = {1, 1, 1, 1};
+       }},
+  };
+  for (const Case& c : cases) {
+    ConvolutionCall call = SmallForwardCall();
+    c.edit(call);
+    absl::Status status = call.Validate();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
+        << c.expected << ": " << status;
+    EXPECT_THAT(std::string(status.message()),
+                ::testing::HasSubstr(c.expected));
   }
 }
 
