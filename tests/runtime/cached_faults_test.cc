@@ -1,10 +1,14 @@
 // Fault injection around cached allocations: every allocation site failing
 // in turn, and deallocations failing at teardown.
 
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/platform_test_util.h"
 #include "tests/runtime/fault_injecting_allocator.h"
@@ -132,6 +136,63 @@ TEST_P(CachedFaultsTest, DestructorFreesEverythingItCan) {
   EXPECT_EQ(allocator.failed_frees(), 1);
   EXPECT_EQ(allocator.live(), 1);
   XLA_LITE_EXPECT_OK(allocator.FreeLeaked());
+}
+
+TEST_P(CachedFaultsTest, FailedExecutionReturnsOnlyAfterItsWork) {
+  TrainStepState state = InitialState(35);
+  se::ScopedDeviceAddress x = Upload(Batches(1, 31)[0]);
+  auto inputs = [&] {
+    std::vector<ExecutionInput> inputs;
+    inputs.push_back(ExecutionInput::Borrowed(x.cref()));
+    inputs.push_back(ExecutionInput::Donated(Upload(state.w)));
+    inputs.push_back(ExecutionInput::Donated(Upload(state.b)));
+    return inputs;
+  };
+  // The last allocation of a first step is a result copy, made after every
+  // thunk, the copy of the borrowed batch included, was enqueued.
+  int64_t step_calls = 0;
+  {
+    FaultInjectingAllocator counting(executor_);
+    auto executable =
+        Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
+    gpu::RunOptions options = Options(&counting);
+    options.copy_cached_results = true;
+    auto output = executable->ExecuteAsyncOnStream(options, inputs());
+    ASSERT_TRUE(output.ok()) << output.status();
+    XLA_LITE_ASSERT_OK(output->BlockUntilReady());
+    step_calls = counting.allocations();
+  }
+  ASSERT_GE(step_calls, 1);
+  FaultInjectingAllocator allocator(executor_);
+  auto executable =
+      Build(StepOptions(true, DebugOptions::PARAMETER_STABILIZATION_COPY));
+  gpu::RunOptions options = Options(&allocator);
+  options.copy_cached_results = true;
+  std::vector<ExecutionInput> failing_inputs = inputs();
+
+  // The stream is held until well after the failure is known; the
+  // execution must not return before its queued work (reading x) has run.
+  absl::Notification gate;
+  std::atomic<bool> opened{false};
+  XLA_LITE_ASSERT_OK(
+      stream_->DoHostCallback([&gate] { gate.WaitForNotification(); }));
+  std::thread opener([&] {
+    absl::SleepFor(absl::Milliseconds(100));
+    opened = true;
+    gate.Notify();
+  });
+  allocator.FailAllocateCalls({step_calls});
+  auto output =
+      executable->ExecuteAsyncOnStream(options, std::move(failing_inputs));
+  bool returned_after_opening = opened;
+  opener.join();
+  ASSERT_FALSE(output.ok());
+  EXPECT_TRUE(returned_after_opening)
+      << "a failed execution returned with its work still queued";
+  x = se::ScopedDeviceAddress();  // Freed at once, as a caller would.
+  XLA_LITE_EXPECT_OK(executable->WaitForOutstandingWork());
+  executable.reset();
+  EXPECT_EQ(allocator.live(), 0);
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(CachedFaultsTest);

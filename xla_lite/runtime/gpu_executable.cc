@@ -109,6 +109,23 @@ absl::Status RecordCompletion(se::Stream* stream,
                                                     drained.message())));
 }
 
+// A failed execution hands the caller no output to wait on, yet the work
+// it enqueued before failing may still read borrowed arguments (a
+// parameter copied into its stable buffer) or write the caller's stream.
+// Returning only once that work is done lets the caller free its buffers
+// as soon as it sees the error.
+absl::Status WaitForFailedRun(se::Stream* stream, se::Event* done,
+                              const absl::Status& failure) {
+  absl::Status waited =
+      done != nullptr ? done->Synchronize() : stream->BlockHostUntilDone();
+  if (waited.ok()) return failure;
+  return absl::Status(
+      failure.code(),
+      absl::StrCat(failure.message(),
+                   "; waiting for the work enqueued before the failure: ",
+                   waited.message()));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
@@ -259,7 +276,7 @@ absl::StatusOr<ExecutionOutput> GpuExecutable::Finish(
 
   if (!run.status.ok()) {
     ++stats->failed_executions;
-    return run.status;
+    return WaitForFailedRun(options.stream, run.done.get(), run.status);
   }
   ++stats->executions;
   VLOG(3) << module_name_ << ": enqueued on device " << DeviceOrdinal(options)

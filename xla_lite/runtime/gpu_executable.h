@@ -85,6 +85,9 @@ class GpuExecutable {
   // has to be donated (INVALID_ARGUMENT otherwise). Donated buffers that
   // are not reused are freed after the execution, also when it fails (at
   // once only when the options name no stream to order the free after).
+  // A failed execution returns only after the work it enqueued is done,
+  // so the caller, who has no output to wait on, may free borrowed
+  // arguments at once.
   absl::StatusOr<ExecutionOutput> ExecuteAsyncOnStream(
       const RunOptions& options, std::vector<ExecutionInput> arguments);
 
