@@ -106,8 +106,7 @@ TEST_P(CachedFaultsTest, FailingDeallocationsAreAllReportedAndTheRestFreed) {
   allocator.FailDeallocateCalls({calls + 1, calls + 3});
   absl::Status released = executable->ReleaseCachedAllocations();
   ASSERT_FALSE(released.ok());
-  EXPECT_TRUE(absl::StrContains(released.message(), "2 failures"))
-      << released;
+  EXPECT_TRUE(absl::StrContains(released.message(), "2 failures")) << released;
   EXPECT_EQ(allocator.failed_frees(), 2);
   EXPECT_EQ(allocator.live(), 2);
   XLA_LITE_EXPECT_OK(allocator.FreeLeaked());

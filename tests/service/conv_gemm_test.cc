@@ -253,16 +253,16 @@ ENTRY main {
 TEST(ConvolutionReverseFoldingTest, SpatialReversesFold) {
   for (const char* dims : {"0,1", "1", "2", "0,2"}) {
     SCOPED_TRACE(dims);
-    std::unique_ptr<HloModule> module = ParseOrDie(
-        absl::StrReplaceAll(kReversedKernel, {{"$DIMS", dims}}));
+    std::unique_ptr<HloModule> module =
+        ParseOrDie(absl::StrReplaceAll(kReversedKernel, {{"$DIMS", dims}}));
     ASSERT_NE(module, nullptr);
     ASSERT_TRUE(RunHloPasses(module.get()).ok());
-    const HloInstruction* conv = module->entry_computation()->root_instruction();
+    const HloInstruction* conv =
+        module->entry_computation()->root_instruction();
     ASSERT_EQ(conv->opcode(), HloOpcode::kConvolution);
-    const bool spatial_only = std::string(dims) == "0,1" ||
-                              std::string(dims) == "1";
-    EXPECT_EQ(conv->operand(1)->opcode() == HloOpcode::kReverse,
-              !spatial_only);
+    const bool spatial_only =
+        std::string(dims) == "0,1" || std::string(dims) == "1";
+    EXPECT_EQ(conv->operand(1)->opcode() == HloOpcode::kReverse, !spatial_only);
     if (spatial_only) {
       EXPECT_EQ(conv->window()[0].window_reversal, std::string(dims) == "0,1");
       EXPECT_TRUE(conv->window()[1].window_reversal);

@@ -103,10 +103,11 @@ absl::Status RecordCompletion(se::Stream* stream,
   absl::Status drained = stream->BlockHostUntilDone();
   return absl::Status(
       status.code(),
-      absl::StrCat("recording the completion of an execution: ",
-                   status.message(),
-                   drained.ok() ? "" : absl::StrCat("; draining the stream: ",
-                                                    drained.message())));
+      absl::StrCat(
+          "recording the completion of an execution: ", status.message(),
+          drained.ok()
+              ? ""
+              : absl::StrCat("; draining the stream: ", drained.message())));
 }
 
 // A failed execution hands the caller no output to wait on, yet the work
@@ -135,12 +136,11 @@ absl::StatusOr<std::unique_ptr<GpuExecutable>> GpuExecutable::Create(
     BufferUses inner = thunk->buffer_uses();
     uses.insert(uses.end(), inner.begin(), inner.end());
   }
-  absl::Status valid =
-      ValidateExecutable(params.signature, params.allocations,
-                         params.output_allocations, uses);
+  absl::Status valid = ValidateExecutable(params.signature, params.allocations,
+                                          params.output_allocations, uses);
   if (!valid.ok()) {
-    return absl::Status(valid.code(),
-                        absl::StrCat(params.module_name, ": ", valid.message()));
+    return absl::Status(
+        valid.code(), absl::StrCat(params.module_name, ": ", valid.message()));
   }
   std::vector<BufferAllocation::Index> parameter_allocations(
       params.signature.parameter_shapes.size());
@@ -290,10 +290,10 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::StableParameterBuffer(
   RETURN_IF_ERROR(CheckRunOptions(options));
   if (debug_options_.xla_gpu_command_buffer_parameter_stabilization() !=
       DebugOptions::PARAMETER_STABILIZATION_STAGED) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: stable parameter buffers are handed out only with "
-        "PARAMETER_STABILIZATION_STAGED",
-        module_name_));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: stable parameter buffers are handed out only with "
+                        "PARAMETER_STABILIZATION_STAGED",
+                        module_name_));
   }
   if (parameter_number < 0 ||
       parameter_number >= parameter_allocations_.size()) {
@@ -306,9 +306,10 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::StableParameterBuffer(
   const BufferAllocation& allocation =
       allocations_[parameter_allocations_[parameter_number]];
   absl::MutexLock lock(&state->order_mu);
-  ASSIGN_OR_RETURN(se::ScopedDeviceAddress buffer,
-                   state->buffers->AllocateCached(
-                       *options.allocator, allocation.index(), allocation.size()));
+  ASSIGN_OR_RETURN(
+      se::ScopedDeviceAddress buffer,
+      state->buffers->AllocateCached(*options.allocator, allocation.index(),
+                                     allocation.size()));
   return buffer.Release();  // The cache keeps owning it.
 }
 
@@ -388,7 +389,8 @@ absl::Status GpuExecutable::CheckArguments(
                         parameter_allocations_.size(), arguments.size()));
   }
   for (int64_t p = 0; p < arguments.size(); ++p) {
-    const BufferAllocation& allocation = allocations_[parameter_allocations_[p]];
+    const BufferAllocation& allocation =
+        allocations_[parameter_allocations_[p]];
     const se::DeviceAddressBase& buffer = arguments[p].buffer();
     const Shape& shape = signature_.parameter_shapes[p];
     if (buffer.size() != allocation.size() ||
@@ -400,8 +402,8 @@ absl::Status GpuExecutable::CheckArguments(
     }
     if (reinterpret_cast<uintptr_t>(buffer.opaque()) % allocation.alignment()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: parameter %d buffer %s is not aligned to %d bytes",
-          module_name_, p, buffer.ToString(), allocation.alignment()));
+          "%s: parameter %d buffer %s is not aligned to %d bytes", module_name_,
+          p, buffer.ToString(), allocation.alignment()));
     }
     const InputOutputAlias* alias = signature_.AliasOfParameter(p);
     if (alias != nullptr && alias->kind == InputOutputAlias::Kind::kMustAlias &&
@@ -420,9 +422,9 @@ absl::Status GpuExecutable::Run(const RunOptions& options,
                                 RunState& run) {
   RETURN_IF_ERROR(CheckArguments(arguments));
   for (const BufferAllocation& allocation : allocations_) {
-    ASSIGN_OR_RETURN(run.addresses[allocation.index()],
-                     BufferForAllocation(allocation, options, arguments,
-                                         state, stats, run));
+    ASSIGN_OR_RETURN(
+        run.addresses[allocation.index()],
+        BufferForAllocation(allocation, options, arguments, state, stats, run));
   }
   BufferAllocations buffers(run.addresses, DeviceOrdinal(options));
   VLOG(3) << module_name_ << ": buffers " << buffers.ToString();
@@ -525,8 +527,8 @@ absl::StatusOr<se::DeviceAddressBase> GpuExecutable::OwnedBuffer(
     const BufferAllocation& allocation, const RunOptions& options,
     ExecutionStats* stats, RunState& run) {
   BufferAllocation::Index index = allocation.index();
-  ASSIGN_OR_RETURN(run.owned[index],
-                   run.buffers->Allocate(*options.allocator, allocation.size()));
+  ASSIGN_OR_RETURN(run.owned[index], run.buffers->Allocate(*options.allocator,
+                                                           allocation.size()));
   run.bytes_allocated += allocation.size();
   ++stats->buffers_allocated;
   stats->bytes_allocated += allocation.size();
@@ -575,9 +577,9 @@ GpuExecutable::InitializeExecutor(se::Stream* stream, ExecutionStats* stats) {
   for (const BufferAllocation& allocation : allocations_) {
     if (!allocation.is_constant() || allocation.size() == 0) continue;
     se::ScopedDeviceAddress& buffer = state->constants[allocation.index()];
-    ASSIGN_OR_RETURN(buffer,
-                     state->constants_allocator->Allocate(
-                         executor->device_ordinal(), allocation.size()));
+    ASSIGN_OR_RETURN(
+        buffer, state->constants_allocator->Allocate(executor->device_ordinal(),
+                                                     allocation.size()));
     // Synchronous, so that executions on any stream of this executor see
     // the data without an extra dependency.
     RETURN_IF_ERROR(executor->SynchronousMemcpyH2D(

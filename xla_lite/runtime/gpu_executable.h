@@ -187,9 +187,10 @@ class GpuExecutable {
                ExecutionStats* stats, RunState& run);
   // The output, or the error, of an enqueued execution; everything it owns
   // and does not return is handed to the deferred teardown.
-  absl::StatusOr<ExecutionOutput> Finish(
-      const RunOptions& options, std::vector<ExecutionInput>& arguments,
-      std::shared_ptr<ExecutionStats> stats, RunState& run);
+  absl::StatusOr<ExecutionOutput> Finish(const RunOptions& options,
+                                         std::vector<ExecutionInput>& arguments,
+                                         std::shared_ptr<ExecutionStats> stats,
+                                         RunState& run);
   // Frees every cached buffer once all work is done and starts a new
   // generation of each executor's allocator; one status per failure.
   std::vector<absl::Status> ReleaseCaches();
@@ -198,8 +199,8 @@ class GpuExecutable {
   // Everything up to enqueuing the last thunk; the buffers it obtains are
   // recorded in `run` even when it fails, so they can be torn down.
   absl::Status Run(const RunOptions& options,
-                   std::vector<ExecutionInput>& arguments,
-                   ExecutorState& state, ExecutionStats* stats, RunState& run);
+                   std::vector<ExecutionInput>& arguments, ExecutorState& state,
+                   ExecutionStats* stats, RunState& run);
   // Results served from the cache, copied into buffers the caller owns.
   absl::Status CopyCachedResults(const RunOptions& options,
                                  ExecutionStats* stats, RunState& run);

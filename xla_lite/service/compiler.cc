@@ -93,9 +93,9 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
   for (int64_t p = 0; p < layout.parameter_shapes.size(); ++p) {
     const Shape& shape = layout.parameter_shapes[p];
     if (!shape.IsArray()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          module.name(), ": parameter ", p, " is a tuple (", shape.ToString(),
-          "); entry parameters must be arrays"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(module.name(), ": parameter ", p, " is a tuple (",
+                       shape.ToString(), "); entry parameters must be arrays"));
     }
     signature.parameter_shapes.push_back(PhysicalShape(shape));
   }
@@ -113,11 +113,12 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
   for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
     if (!alias.parameter_index.empty() ||
         alias.output_index.size() != (is_tuple ? 1 : 0)) {
-      return absl::UnimplementedError(absl::StrCat(
-          module.name(), ": input_output_alias of output {",
-          absl::StrJoin(alias.output_index, ","), "} to parameter ",
-          alias.parameter_number, " {", absl::StrJoin(alias.parameter_index, ","),
-          "}: only whole flat results and parameters can alias"));
+      return absl::UnimplementedError(
+          absl::StrCat(module.name(), ": input_output_alias of output {",
+                       absl::StrJoin(alias.output_index, ","),
+                       "} to parameter ", alias.parameter_number, " {",
+                       absl::StrJoin(alias.parameter_index, ","),
+                       "}: only whole flat results and parameters can alias"));
     }
     gpu::InputOutputAlias entry;
     entry.output_index = is_tuple ? alias.output_index[0] : 0;

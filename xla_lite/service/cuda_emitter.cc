@@ -90,7 +90,8 @@ std::string FloatLiteral(double value) {
   float f = static_cast<float>(value);
   if (std::isnan(f)) return "__uint_as_float(0x7fc00000u)";
   if (std::isinf(f)) {
-    return f > 0 ? "__uint_as_float(0x7f800000u)" : "__uint_as_float(0xff800000u)";
+    return f > 0 ? "__uint_as_float(0x7f800000u)"
+                 : "__uint_as_float(0xff800000u)";
   }
   std::string text = absl::StrFormat("%.9g", f);
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
@@ -109,12 +110,18 @@ std::string ConstantExpr(const ExprOp& op) {
 
 const char* CompareOperator(ComparisonDirection direction) {
   switch (direction) {
-    case ComparisonDirection::kEq: return "==";
-    case ComparisonDirection::kNe: return "!=";
-    case ComparisonDirection::kLt: return "<";
-    case ComparisonDirection::kLe: return "<=";
-    case ComparisonDirection::kGt: return ">";
-    case ComparisonDirection::kGe: return ">=";
+    case ComparisonDirection::kEq:
+      return "==";
+    case ComparisonDirection::kNe:
+      return "!=";
+    case ComparisonDirection::kLt:
+      return "<";
+    case ComparisonDirection::kLe:
+      return "<=";
+    case ComparisonDirection::kGt:
+      return ">";
+    case ComparisonDirection::kGe:
+      return ">=";
   }
   return "==";
 }
@@ -160,10 +167,10 @@ std::string RemapExpr(const IndexRemap& remap,
     const IndexRemap::Dim& d = remap.dims[t];
     if (!d.IsAffine()) {
       // Signed, then clamped into the target: see IndexRemap::Dim.
-      std::string c = d.source < 0 ? "0"
-                                   : CoordinateExpr(sources[d.source],
-                                                    remap.sources[d.source],
-                                                    d.dim);
+      std::string c = d.source < 0
+                          ? "0"
+                          : CoordinateExpr(sources[d.source],
+                                           remap.sources[d.source], d.dim);
       terms.push_back(absl::StrCat(
           "(idx_t)xl_clamp_coordinate((long long)", c, " * ", d.scale, " + ",
           d.offset, "LL, ", d.divisor, "LL, ", d.limit, "LL) * ", strides[t]));
@@ -171,8 +178,8 @@ std::string RemapExpr(const IndexRemap& remap,
     }
     constant += d.offset * strides[t];
     if (d.source < 0) continue;
-    std::string c = CoordinateExpr(sources[d.source],
-                                   remap.sources[d.source], d.dim);
+    std::string c =
+        CoordinateExpr(sources[d.source], remap.sources[d.source], d.dim);
     if (c == "0") continue;
     int64_t factor = d.scale * strides[t];
     if (factor == 1) {
@@ -192,13 +199,13 @@ std::string RemapExpr(const IndexRemap& remap,
 std::string InBoundsExpr(const IndexBounds& bounds, const std::string& index) {
   std::vector<std::string> tests;
   for (const IndexBounds::Bound& b : bounds.bounds) {
-    std::string c = absl::StrCat("(long long)",
-                                 CoordinateExpr(index, bounds.dims, b.dim));
-    tests.push_back(absl::StrCat(c, " >= ", b.lo, "LL && ", c, " < ", b.hi,
-                                 "LL"));
+    std::string c =
+        absl::StrCat("(long long)", CoordinateExpr(index, bounds.dims, b.dim));
+    tests.push_back(
+        absl::StrCat(c, " >= ", b.lo, "LL && ", c, " < ", b.hi, "LL"));
     if (b.stride != 1) {
-      tests.push_back(absl::StrCat("(", c, " - ", b.lo, "LL) % ", b.stride,
-                                   "LL == 0"));
+      tests.push_back(
+          absl::StrCat("(", c, " - ", b.lo, "LL) % ", b.stride, "LL == 0"));
     }
   }
   if (tests.empty()) return "true";
@@ -247,11 +254,12 @@ class Emitter {
       case ExprKind::kDynamicInBounds: {
         std::vector<std::string> tests;
         for (int k = 0; k < op.dynamic.size(); ++k) {
-          tests.push_back(absl::StrCat("(", in(k), " >= 0 && ", in(k), " <= ",
-                                       op.dynamic[k].max, ")"));
+          tests.push_back(absl::StrCat("(", in(k), " >= 0 && ", in(k),
+                                       " <= ", op.dynamic[k].max, ")"));
         }
-        e = tests.empty() ? "true"
-                          : absl::StrCat("(", absl::StrJoin(tests, " && "), ")");
+        e = tests.empty()
+                ? "true"
+                : absl::StrCat("(", absl::StrJoin(tests, " && "), ")");
         break;
       }
       case ExprKind::kIndexInBounds:
@@ -287,8 +295,8 @@ class Emitter {
         e = ConvertExpr(type_of(0), op.type, in(0));
         break;
     }
-    return absl::StrCat("const ", ComputeType(op.type), " ", Name(id), " = ",
-                        e, ";");
+    return absl::StrCat("const ", ComputeType(op.type), " ", Name(id), " = ", e,
+                        ";");
   }
 
   void EmitOps(const std::vector<int>& ids, const std::string& indent,
@@ -329,10 +337,10 @@ class Emitter {
     while (valid > 1) {
       int64_t half = 1;
       while (half * 2 < valid) half *= 2;
-      absl::StrAppend(
-          body, "    if (", lane, " < ", valid - half, ") ", at(lane), " = ",
-          Reduce(at(lane), at(absl::StrCat(lane, " + ", half))),
-          ";\n    __syncthreads();\n");
+      absl::StrAppend(body, "    if (", lane, " < ", valid - half, ") ",
+                      at(lane), " = ",
+                      Reduce(at(lane), at(absl::StrCat(lane, " + ", half))),
+                      ";\n    __syncthreads();\n");
       valid = half;
     }
   }
@@ -368,8 +376,8 @@ class Emitter {
 std::string Emitter::LoopBody() const {
   int64_t n = program_.MaxOutputElements();
   std::string body = absl::StrCat(
-      "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
-      n, "; i += (idx_t)gridDim.x * blockDim.x) {\n");
+      "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ", n,
+      "; i += (idx_t)gridDim.x * blockDim.x) {\n");
   // Outputs of one size share their ops; a smaller size is guarded.
   std::map<int64_t, std::vector<int>, std::greater<int64_t>> groups;
   for (int k = 0; k < program_.outputs().size(); ++k) {
@@ -378,8 +386,9 @@ std::string Emitter::LoopBody() const {
   for (const auto& [count, outputs] : groups) {
     bool guarded = count < n;
     std::string indent = guarded ? "      " : "    ";
-    absl::StrAppend(&body, guarded ? absl::StrCat("    if (i < ", count, ") {\n")
-                                   : "    {\n");
+    absl::StrAppend(&body, guarded
+                               ? absl::StrCat("    if (i < ", count, ") {\n")
+                               : "    {\n");
     std::vector<int> roots;
     for (int k : outputs) roots.push_back(program_.outputs()[k].op);
     EmitOps(program_.Closure(roots), indent, &body);
@@ -400,8 +409,8 @@ std::string ScatterCombine(const KernelProgram& program,
                            const std::string& value,
                            const std::string& target) {
   const PrimitiveType type = program.outputs()[0].buffer.type;
-  const std::string element = absl::StrCat(
-      "p", parameters.output_param[0], "[", target, "]");
+  const std::string element =
+      absl::StrCat("p", parameters.output_param[0], "[", target, "]");
   const ScalarFunction* combiner = program.combiner();
   if (combiner == nullptr) {
     return absl::StrCat(element, " = ", StoreExpr(type, value), ";");
@@ -418,11 +427,11 @@ std::string ScatterCombine(const KernelProgram& program,
       (type == PrimitiveType::F32 || type == PrimitiveType::S32)) {
     return absl::StrCat("atomicAdd(&", element, ", ", value, ");");
   }
-  if (type == PrimitiveType::S32 && (opcode == HloOpcode::kMaximum ||
-                                     opcode == HloOpcode::kMinimum)) {
-    return absl::StrCat(opcode == HloOpcode::kMaximum ? "atomicMax(&"
-                                                      : "atomicMin(&",
-                        element, ", ", value, ");");
+  if (type == PrimitiveType::S32 &&
+      (opcode == HloOpcode::kMaximum || opcode == HloOpcode::kMinimum)) {
+    return absl::StrCat(
+        opcode == HloOpcode::kMaximum ? "atomicMax(&" : "atomicMin(&", element,
+        ", ", value, ");");
   }
   const std::string combined =
       CallExpr(*combiner, type, {LoadExpr(type, "old_value"), value});
@@ -431,11 +440,11 @@ std::string ScatterCombine(const KernelProgram& program,
     return absl::StrCat(
         "unsigned int* word = (unsigned int*)&", element, ";\n",
         "        unsigned int seen = *word, assumed;\n",
-        "        do {\n          assumed = seen;\n",
-        "          const ", is_float ? "float" : "int", " old_value = ",
-        is_float ? "__uint_as_float(assumed)" : "(int)assumed", ";\n",
-        "          const ", ComputeType(type), " next = ", combined, ";\n",
-        "          seen = atomicCAS(word, assumed, ",
+        "        do {\n          assumed = seen;\n", "          const ",
+        is_float ? "float" : "int",
+        " old_value = ", is_float ? "__uint_as_float(assumed)" : "(int)assumed",
+        ";\n", "          const ", ComputeType(type), " next = ", combined,
+        ";\n", "          seen = atomicCAS(word, assumed, ",
         is_float ? "__float_as_uint(next)" : "(unsigned int)next", ");\n",
         "        } while (seen != assumed);");
   }
@@ -449,9 +458,9 @@ std::string ScatterCombine(const KernelProgram& program,
       "        do {\n          assumed = seen;\n",
       "          const unsigned short old_value = (unsigned short)(assumed >> "
       "shift);\n",
-      "          const unsigned int next = ",
-      StoreExpr(type, combined), ";\n",
-      "          seen = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) "
+      "          const unsigned int next = ", StoreExpr(type, combined), ";\n",
+      "          seen = atomicCAS(word, assumed, (assumed & ~(0xffffu << "
+      "shift)) "
       "| (next << shift));\n",
       "        } while (seen != assumed);");
 }
@@ -499,8 +508,8 @@ std::string Emitter::FinishReduce(const ReduceParts& parts,
                     Name(parts.reduced), " = ", acc_expr, ";\n");
   }
   EmitOps(parts.epilogue, indent, &text);
-  absl::StrAppend(&text, indent,
-                  Store(0, Name(program_.outputs()[0].op), "i"), "\n");
+  absl::StrAppend(&text, indent, Store(0, Name(program_.outputs()[0].op), "i"),
+                  "\n");
   return text;
 }
 
@@ -510,8 +519,8 @@ std::string Emitter::ReduceOutput(const ReduceParts& parts,
   const PrimitiveType type = program_.op(value).type;
   std::string body;
   EmitOps(parts.outer, indent, &body);
-  absl::StrAppend(&body, indent, ComputeType(type), " acc = ",
-                  Name(program_.init_op()), ";\n", indent,
+  absl::StrAppend(&body, indent, ComputeType(type),
+                  " acc = ", Name(program_.init_op()), ";\n", indent,
                   "for (idx_t r = 0; r < ", program_.reduced_elements(),
                   "; ++r) {\n");
   EmitOps(parts.inner, indent + "  ", &body);
@@ -526,9 +535,9 @@ std::string Emitter::ReduceRow() const {
 }
 
 std::string Emitter::LoopRow(int64_t row_length) const {
-  std::string body = absl::StrCat(
-      "    for (idx_t j = 0; j < ", row_length, "; ++j) {\n",
-      "      const idx_t i = row * ", row_length, " + j;\n");
+  std::string body =
+      absl::StrCat("    for (idx_t j = 0; j < ", row_length, "; ++j) {\n",
+                   "      const idx_t i = row * ", row_length, " + j;\n");
   std::vector<int> roots;
   for (const KernelOutput& output : program_.outputs()) {
     roots.push_back(output.op);
@@ -554,7 +563,8 @@ std::string Emitter::ReduceBody(const ReductionStrategy& strategy) const {
   if (strategy.column) return ColumnReduceBody();
   if (!strategy.block_per_output) {
     absl::StrAppend(
-        &body, "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
+        &body,
+        "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
         outputs, "; i += (idx_t)gridDim.x * blockDim.x) {\n",
         ReduceOutput(parts, "    "), "  }\n");
     return body;
@@ -643,9 +653,9 @@ bool ReadsColumns(const KernelProgram& program) {
 }
 
 bool NeedsWideIndex(const KernelProgram& program) {
-  int64_t max = std::max({program.MaxOutputElements(),
-                          program.reduced_elements(),
-                          program.update_elements()});
+  int64_t max =
+      std::max({program.MaxOutputElements(), program.reduced_elements(),
+                program.update_elements()});
   for (const KernelBuffer& input : program.inputs()) {
     max = std::max(max, input.element_count);
   }
@@ -667,7 +677,8 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
   }
   int threads = 32;
   while (threads < extent && threads < 256) threads *= 2;
-  strategy.threads_per_block = strategy.block_per_output ? threads : kLoopThreads;
+  strategy.threads_per_block =
+      strategy.block_per_output ? threads : kLoopThreads;
   return strategy;
 }
 
@@ -678,8 +689,8 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
     if (strategy.column) {
       int64_t lanes = ReductionStrategy::kColumnLanes;
       return se::LaunchDimensions(
-          static_cast<uint32_t>(
-              std::clamp<int64_t>((outputs + lanes - 1) / lanes, 1, kMaxBlocks)),
+          static_cast<uint32_t>(std::clamp<int64_t>(
+              (outputs + lanes - 1) / lanes, 1, kMaxBlocks)),
           strategy.threads_per_block);
     }
     if (strategy.block_per_output) {
@@ -724,9 +735,9 @@ std::string Prelude(const std::string& title,
   std::string text = absl::StrCat("// ", title);
   bool wide = false;
   for (const KernelProgram* program : programs) {
-    absl::StrAppend(&text, "\n// ",
-                    absl::StrJoin(absl::StrSplit(program->ToString(), '\n'),
-                                  "\n// "));
+    absl::StrAppend(
+        &text, "\n// ",
+        absl::StrJoin(absl::StrSplit(program->ToString(), '\n'), "\n// "));
     wide = wide || NeedsWideIndex(*program);
   }
   absl::StrAppend(&text, "\n",
@@ -750,7 +761,8 @@ std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
       Prelude("Generated by xla_lite, a row kernel of stages:", programs),
       kAwaitProducersSource, "\n",
       Emitter(*stages.back().program, stages.back().parameters).Signature(name),
-      " {\n  XL_AWAIT_PRODUCERS();\n  for (idx_t row = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; "
+      " {\n  XL_AWAIT_PRODUCERS();\n  for (idx_t row = (idx_t)blockIdx.x * "
+      "blockDim.x + threadIdx.x; "
       "row < ",
       rows, "; row += (idx_t)gridDim.x * blockDim.x) {\n");
   for (const RowKernelStage& stage : stages) {
@@ -804,15 +816,15 @@ GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
     roots.push_back(output.op);
   }
   source.function = function;
-  source.definitions = absl::StrCat(
-      Prelude("Epilogue, from:", {&program}),
-      "\nstatic __device__ __forceinline__ void ", function, "(",
-      absl::StrJoin(params, ", "), ") {\n");
+  source.definitions =
+      absl::StrCat(Prelude("Epilogue, from:", {&program}),
+                   "\nstatic __device__ __forceinline__ void ", function, "(",
+                   absl::StrJoin(params, ", "), ") {\n");
   emitter.EmitOps(program.Closure(roots), "  ", &source.definitions);
   for (int k = 0; k < program.outputs().size(); ++k) {
-    absl::StrAppend(&source.definitions, "  ",
-                    emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"),
-                    "\n");
+    absl::StrAppend(
+        &source.definitions, "  ",
+        emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"), "\n");
   }
   absl::StrAppend(&source.definitions, "}\n");
   return source;
@@ -823,9 +835,8 @@ std::string EmitCudaKernel(const KernelProgram& program,
                            const std::string& name) {
   Emitter emitter(program, parameters);
   std::string source = absl::StrCat(
-      Prelude("Generated by xla_lite from:", {&program}),
-      kAwaitProducersSource, "\n", emitter.Signature(name),
-      " {\n  XL_AWAIT_PRODUCERS();\n");
+      Prelude("Generated by xla_lite from:", {&program}), kAwaitProducersSource,
+      "\n", emitter.Signature(name), " {\n  XL_AWAIT_PRODUCERS();\n");
   if (program.kind() == KernelProgram::Kind::kLoop) {
     absl::StrAppend(&source, emitter.LoopBody());
   } else if (program.kind() == KernelProgram::Kind::kScatter) {

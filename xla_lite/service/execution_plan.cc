@@ -10,8 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
-#include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/collective_lowering.h"
+#include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/elemental_lowering.h"
 #include "xla_lite/service/execution_plan_builder.h"
 #include "xla_lite/service/fusion_plan.h"
@@ -89,8 +89,7 @@ void PlanBuilder::CreateValueBuffers() {
                                                                : it->second);
     }
   } else if (computation_.num_parameters() == 1) {
-    plan_.parameter_buffers =
-        LeavesOf(computation_.parameter_instruction(0));
+    plan_.parameter_buffers = LeavesOf(computation_.parameter_instruction(0));
   }
 }
 
@@ -136,9 +135,8 @@ absl::Status PlanBuilder::AddKernel(const HloInstruction* instr) {
     op.kind = PlannedOp::Kind::kReduceKernel;
     const HloInstruction* epilogue = fusion_.EpilogueOf(instr);
     absl::StatusOr<LoweredKernel> fused =
-        epilogue == nullptr
-            ? absl::FailedPreconditionError("no epilogue")
-            : LowerReduction(instr, is_materialized, epilogue);
+        epilogue == nullptr ? absl::FailedPreconditionError("no epilogue")
+                            : LowerReduction(instr, is_materialized, epilogue);
     if (fused.ok()) {
       lowered = *std::move(fused);
       fused_epilogues_.insert(epilogue);
@@ -185,7 +183,8 @@ absl::Status PlanBuilder::AddScatter(const HloInstruction* scatter) {
     fill.program = std::move(lowered.program);
   }
   fill.writes = {out};
-  ASSIGN_OR_RETURN(LoweredKernel lowered, LowerScatter(scatter, is_materialized));
+  ASSIGN_OR_RETURN(LoweredKernel lowered,
+                   LowerScatter(scatter, is_materialized));
   PlannedOp::Stage update;
   for (const HloInstruction* input : lowered.inputs) {
     update.reads.push_back(BufferOf(input));
@@ -380,7 +379,8 @@ absl::Status PlanBuilder::PlaceResults() {
   // Every read of an aliased parameter's own value precedes the write of
   // its allocation (copies added above included).
   for (const auto& [parameter, writer] : parameter_writer_) {
-    for (int reader : Graph().ReadersOf(plan_.parameter_buffers.at(parameter))) {
+    for (int reader :
+         Graph().ReadersOf(plan_.parameter_buffers.at(parameter))) {
       if (reader != writer) edges_.push_back({reader, writer});
     }
   }
@@ -411,9 +411,9 @@ absl::Status PlanBuilder::Order() {
     }
   }
   if (ordered.size() != n) {
-    return absl::InternalError(absl::StrCat(
-        module_.name(), ": ", computation_.name(),
-        ": the ops' dependencies form a cycle"));
+    return absl::InternalError(
+        absl::StrCat(module_.name(), ": ", computation_.name(),
+                     ": the ops' dependencies form a cycle"));
   }
   plan_.ops = std::move(ordered);
   return absl::OkStatus();
@@ -460,10 +460,9 @@ absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
   const HloComputation& entry = *module.entry_computation();
   int64_t planned_instructions = entry.instructions().size();
   ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(entry));
-  plan_internal::PlanBuilder builder(module, entry,
-                                     plan_internal::ComputationKind::kEntry,
-                                     fusion, emission, /*depth=*/0,
-                                     &planned_instructions);
+  plan_internal::PlanBuilder builder(
+      module, entry, plan_internal::ComputationKind::kEntry, fusion, emission,
+      /*depth=*/0, &planned_instructions);
   ASSIGN_OR_RETURN(ExecutionPlan plan, builder.Build());
   VLOG(1) << module.name() << ": " << plan.ops.size() << " ops";
   VLOG(2) << plan.ToString();

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "glog/logging.h"
 #include "base/status_macros.h"
+#include "glog/logging.h"
 #include "xla_lite/service/cuda_emitter.h"
 #include "xla_lite/service/gemm/gemm_host_kernel.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
@@ -77,10 +77,10 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                          const std::string& name) {
   KernelParameters shared;
   EmittedKernel kernel;
-  KernelParameters parameters = WithSharedTypes(
-      ProgramParameters(*program, inputs, outputs, name, shared,
-                        kernel.arguments),
-      shared);
+  KernelParameters parameters =
+      WithSharedTypes(ProgramParameters(*program, inputs, outputs, name, shared,
+                                        kernel.arguments),
+                      shared);
   kernel.written = parameters.written;
   kernel.launch_dimensions = KernelLaunchDimensions(*program);
   kernel.spec.name = name;
@@ -88,7 +88,8 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
   kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
   kernel.spec.cuda_source = EmitCudaKernel(*program, parameters, name);
   VLOG(5) << kernel.spec.cuda_source;
-  kernel.spec.host_fn = MakeHostKernel(std::move(program), std::move(parameters));
+  kernel.spec.host_fn =
+      MakeHostKernel(std::move(program), std::move(parameters));
   return kernel;
 }
 
@@ -147,13 +148,13 @@ EmittedKernel EmitGemmWithEpilogue(
     CHECK(!(output == lhs) && !(output == rhs))
         << name << ": an epilogue may not overwrite the gemm's operands";
   }
-  KernelParameters parameters = WithSharedTypes(
-      ProgramParameters(*epilogue, inputs, outputs, name, shared,
-                        kernel.arguments),
-      shared);
+  KernelParameters parameters =
+      WithSharedTypes(ProgramParameters(*epilogue, inputs, outputs, name,
+                                        shared, kernel.arguments),
+                      shared);
   GemmTiling tiling = ChooseGemmTiling(config);
-  GemmEpilogueSource source =
-      EmitCudaGemmEpilogue(*epilogue, parameters, absl::StrCat(name, "_epilogue"));
+  GemmEpilogueSource source = EmitCudaGemmEpilogue(
+      *epilogue, parameters, absl::StrCat(name, "_epilogue"));
   kernel.written = parameters.written;
   kernel.launch_dimensions = GemmLaunchDimensionsFor(config, tiling);
   kernel.spec.name = name;
@@ -171,8 +172,8 @@ EmittedKernel EmitGemmWithEpilogue(
     se::KernelArgs gemm_args;
     gemm_args.AddAddress(args[0].address());
     gemm_args.AddAddress(args[1].address());
-    gemm_args.AddAddress(se::DeviceAddressBase(
-        product.data(), product.size() * sizeof(float)));
+    gemm_args.AddAddress(
+        se::DeviceAddressBase(product.data(), product.size() * sizeof(float)));
     RETURN_IF_ERROR(gemm(gemm_args, dims));
     return RunProgramOnHost(*epilogue, parameters, args, product.data());
   };

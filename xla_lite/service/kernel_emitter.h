@@ -40,8 +40,7 @@ EmittedKernel EmitGemmWithEpilogue(
     const GemmConfig& config, std::shared_ptr<const KernelProgram> epilogue,
     const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,
     absl::Span<const BufferAllocation::Slice> inputs,
-    absl::Span<const BufferAllocation::Slice> outputs,
-    const std::string& name);
+    absl::Span<const BufferAllocation::Slice> outputs, const std::string& name);
 
 // A row kernel's stage: `program` reading inputs[i] and writing
 // outputs[k]; loop programs cover row_length elements per row.

@@ -56,8 +56,11 @@ class Merger {
          const IsMaterializedFn& is_materialized,
          const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
          const GemmEmission& emission)
-      : plan_(*plan), edges_(*edges), is_materialized_(is_materialized),
-        buffer_of_(buffer_of), emission_(emission) {}
+      : plan_(*plan),
+        edges_(*edges),
+        is_materialized_(is_materialized),
+        buffer_of_(buffer_of),
+        emission_(emission) {}
 
   absl::Status Run();
 
@@ -81,8 +84,8 @@ class Merger {
   absl::StatusOr<bool> TryMerge(const OpGraph& graph, int a, int b);
   // Who an op is across renumbering: its first root and root count (a
   // merge keeps the first op's roots first and adds the second's).
-  using OpKey = std::tuple<const HloInstruction*, size_t,
-                           const HloInstruction*, size_t>;
+  using OpKey =
+      std::tuple<const HloInstruction*, size_t, const HloInstruction*, size_t>;
   OpKey KeyOf(int a, int b) const {
     return {plan_.ops[a].roots.front(), plan_.ops[a].roots.size(),
             plan_.ops[b].roots.front(), plan_.ops[b].roots.size()};

@@ -94,9 +94,8 @@ std::unique_ptr<Thunk> EmitRowKernelThunk(const PlannedOp& op,
     part.row_length = stage.program->MaxOutputElements() / op.rows;
     parts.push_back(std::move(part));
   }
-  return ThunkFor(op.name,
-                  EmitRowKernel(parts, op.rows, KernelName(op.name, id)),
-                  options);
+  return ThunkFor(
+      op.name, EmitRowKernel(parts, op.rows, KernelName(op.name, id)), options);
 }
 
 // The fill of the scatter's buffer, then the scatter kernel; both stable
@@ -112,26 +111,25 @@ void EmitScatterThunks(const PlannedOp& op, const BufferAssignment& assignment,
     thunks.push_back(std::make_unique<MemcpyThunk>(
         fill_name, assignment.slices[fill.reads.at(0)], out[0]));
   } else {
-    thunks.push_back(ThunkFor(
-        fill_name,
-        EmitKernel(fill.program, SlicesOf(fill.reads, assignment), out,
-                   KernelName(fill_name, id)),
-        options));
+    thunks.push_back(
+        ThunkFor(fill_name,
+                 EmitKernel(fill.program, SlicesOf(fill.reads, assignment), out,
+                            KernelName(fill_name, id)),
+                 options));
   }
-  thunks.push_back(ThunkFor(
-      op.name,
-      EmitKernel(update.program, SlicesOf(update.reads, assignment), out,
-                 KernelName(op.name, id)),
-      options));
+  thunks.push_back(
+      ThunkFor(op.name,
+               EmitKernel(update.program, SlicesOf(update.reads, assignment),
+                          out, KernelName(op.name, id)),
+               options));
 }
 
 // The convolution `op` as a ConvolutionThunk when `options` give it to the
 // DNN library; null otherwise (a split-K convolution's scratch then goes
 // unused). Reads are (lhs, rhs), writes (out[, scratch]).
-std::unique_ptr<Thunk> DnnConvolutionThunk(const PlannedOp& op,
-                                           const std::vector<Slice>& reads,
-                                           const std::vector<Slice>& writes,
-                                           const ThunkEmissionOptions& options) {
+std::unique_ptr<Thunk> DnnConvolutionThunk(
+    const PlannedOp& op, const std::vector<Slice>& reads,
+    const std::vector<Slice>& writes, const ThunkEmissionOptions& options) {
   const HloInstruction& instr = *op.roots[0];
   if (options.dnn_convolution_min_flops < 0 ||
       instr.opcode() != HloOpcode::kConvolution) {
@@ -149,8 +147,8 @@ std::unique_ptr<Thunk> DnnConvolutionThunk(const PlannedOp& op,
     return std::make_unique<ConvolutionThunk>(op.name, *std::move(call),
                                               reads[0], writes[0], reads[1]);
   }
-  return std::make_unique<ConvolutionThunk>(op.name, *std::move(call),
-                                            reads[0], reads[1], writes[0]);
+  return std::make_unique<ConvolutionThunk>(op.name, *std::move(call), reads[0],
+                                            reads[1], writes[0]);
 }
 
 absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
@@ -280,9 +278,9 @@ absl::Status EmitControlFlow(const PlannedOp& op,
           << (whole ? "recordable as a branch node" : "host-driven branches");
   std::vector<std::unique_ptr<SequentialThunk>> branches;
   for (size_t k = 0; k < computations.size(); ++k) {
-    branches.push_back(Nested(
-        absl::StrCat(op.name, ".", control.computations[k].name),
-        std::move(computations[k]), options, whole));
+    branches.push_back(
+        Nested(absl::StrCat(op.name, ".", control.computations[k].name),
+               std::move(computations[k]), options, whole));
   }
   thunks.push_back(std::make_unique<ConditionalThunk>(
       op.name, assignment.slices[control.selector], std::move(branches)));
@@ -333,9 +331,9 @@ absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
           thunks.push_back(std::move(dnn));
           break;
         }
-        ASSIGN_OR_RETURN(std::vector<WindowedKernel> windowed,
-                         EmitWindowedKernels(*op.roots[0],
-                                             KernelName(op.name, id)));
+        ASSIGN_OR_RETURN(
+            std::vector<WindowedKernel> windowed,
+            EmitWindowedKernels(*op.roots[0], KernelName(op.name, id)));
         std::vector<Slice> buffers = reads;
         buffers.insert(buffers.end(), writes.begin(), writes.end());
         for (size_t i = 0; i < windowed.size(); ++i) {

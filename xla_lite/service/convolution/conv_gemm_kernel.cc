@@ -18,7 +18,8 @@ namespace {
 // window origins in registers for the whole contraction, so a pass only
 // splits k into its taps and input feature. Indices are int:
 // ChooseConvolutionGemm tiles only convolutions whose indices fit.
-constexpr char kKernelTemplate[] = R"(// Emitted convolution (tiled implicit gemm): $CONFIG
+constexpr char kKernelTemplate[] =
+    R"(// Emitted convolution (tiled implicit gemm): $CONFIG
 $AWAIT_PRODUCERS
 $FLOAT16
 $FUNCTIONS
@@ -205,8 +206,8 @@ std::string Decompose(const std::string& index,
     if (i == 0) {
       absl::StrAppend(&code, "  const int ", values[i], " = rest;\n");
     } else {
-      absl::StrAppend(&code, "  const int ", values[i], " = rest % ",
-                      sizes[i], ";\n  rest /= ", sizes[i], ";\n");
+      absl::StrAppend(&code, "  const int ", values[i], " = rest % ", sizes[i],
+                      ";\n  rest /= ", sizes[i], ";\n");
     }
   }
   if (sizes.empty()) absl::StrAppend(&code, "  (void)rest;\n");
@@ -227,9 +228,9 @@ std::string RowFunctions(const ConvolutionConfig& c) {
   std::string lhs = absl::StrCat(
       "__device__ __forceinline__ int xl_row_lhs(int row, int* origin) {\n",
       decompose, "  int offset = 0;\n");
-  std::string out = absl::StrCat(
-      "__device__ __forceinline__ int xl_row_output(int row) {\n", decompose,
-      "  int offset = 0;\n");
+  std::string out =
+      absl::StrCat("__device__ __forceinline__ int xl_row_output(int row) {\n",
+                   decompose, "  int offset = 0;\n");
   for (size_t i = 0; i < values.size(); ++i) {
     const RowAxis axis = RowAxisOf(c, c.gemm.row_axes[i]);
     if (axis.spatial == nullptr) {
@@ -256,9 +257,9 @@ std::string SplitK(const ConvolutionConfig& c) {
     sizes.push_back(c.spatial[i].window);
     values.push_back(absl::StrCat("t", i));
   }
-  return absl::StrCat("  const int c = k % ", c.kernel_inputs, ";\n",
-                      Decompose(absl::StrCat("k / ", c.kernel_inputs), sizes,
-                                values));
+  return absl::StrCat(
+      "  const int c = k % ", c.kernel_inputs, ";\n",
+      Decompose(absl::StrCat("k / ", c.kernel_inputs), sizes, values));
 }
 
 // xl_load_lhs(lhs, offset, origin, k) and xl_load_rhs(rhs, k, col): the
@@ -302,8 +303,8 @@ std::string LoadFunctions(const ConvolutionConfig& c) {
 // `e`, so that neighbouring threads read neighbouring addresses where the
 // operand allows.
 std::string IndexAlong(const char* fast, const char* slow, const char* tile) {
-  return absl::StrCat("          const int ", fast, " = e % ", tile, ", ",
-                      slow, " = e / ", tile, ";");
+  return absl::StrCat("          const int ", fast, " = e % ", tile, ", ", slow,
+                      " = e / ", tile, ";");
 }
 
 // Whether consecutive gemm rows lie closer in the lhs than consecutive
@@ -336,40 +337,39 @@ std::string ConvolutionGemmSource(const ConvolutionConfig& c,
       " + (f0 / ", c.per_feature_group, ") * ",
       c.kernel_inputs * c.lhs_feature_stride);
   // StrReplaceAll makes one pass: the staging code goes in first.
-  const std::string text = absl::StrReplaceAll(
-      kKernelTemplate, {{"$STAGE", kStageTemplate}});
+  const std::string text =
+      absl::StrReplaceAll(kKernelTemplate, {{"$STAGE", kStageTemplate}});
   return absl::StrReplaceAll(
-      text,
-      {
-          {"$CONFIG", c.ToString()},
-          {"$AWAIT_PRODUCERS", kAwaitProducersSource},
-          {"$TILE_PRODUCT", kTileProduct},
-          {"$FLOAT16", kFloat16DeviceSource},
-          {"$FUNCTIONS",
-           absl::StrCat(kLoadRunSource, RowFunctions(c), LoadFunctions(c))},
-          {"$ENTRY", entry},
-          {"$M", absl::StrCat(g.m)},
-          {"$N", absl::StrCat(g.n)},
-          {"$K", absl::StrCat(g.k)},
-          {"$GROUPS", absl::StrCat(g.groups)},
-          {"$SPLITS", absl::StrCat(g.splits)},
-          {"$SPLIT_K", absl::StrCat(g.splits > 1 ? g.split_k : g.k)},
-          {"$TILE_M", absl::StrCat(g.tiling.tile_m())},
-          {"$TILE_N", absl::StrCat(g.tiling.tile_n())},
-          {"$TILE_K", absl::StrCat(g.tiling.tile_k)},
-          {"$ROWS_PER_THREAD", absl::StrCat(g.tiling.rows_per_thread)},
-          {"$COLS_PER_THREAD", absl::StrCat(g.tiling.cols_per_thread)},
-          {"$LHS_GROUP_OFFSET", lhs_group_offset},
-          {"$RHS_OUTPUT_STRIDE", absl::StrCat(c.rhs_output_stride)},
-          {"$AXES", absl::StrCat(std::max<size_t>(c.spatial.size(), 1))},
-          {"$LHS_INDEX", LhsRowsContiguous(c)
-                             ? IndexAlong("i", "kk", "kTileM")
-                             : IndexAlong("kk", "i", "kTileK")},
-          {"$RHS_INDEX", c.rhs_output_stride < c.rhs_input_stride
-                             ? IndexAlong("j", "kk", "kTileN")
-                             : IndexAlong("kk", "j", "kTileK")},
-          {"$STORE", Store(c)},
-      });
+      text, {
+                {"$CONFIG", c.ToString()},
+                {"$AWAIT_PRODUCERS", kAwaitProducersSource},
+                {"$TILE_PRODUCT", kTileProduct},
+                {"$FLOAT16", kFloat16DeviceSource},
+                {"$FUNCTIONS", absl::StrCat(kLoadRunSource, RowFunctions(c),
+                                            LoadFunctions(c))},
+                {"$ENTRY", entry},
+                {"$M", absl::StrCat(g.m)},
+                {"$N", absl::StrCat(g.n)},
+                {"$K", absl::StrCat(g.k)},
+                {"$GROUPS", absl::StrCat(g.groups)},
+                {"$SPLITS", absl::StrCat(g.splits)},
+                {"$SPLIT_K", absl::StrCat(g.splits > 1 ? g.split_k : g.k)},
+                {"$TILE_M", absl::StrCat(g.tiling.tile_m())},
+                {"$TILE_N", absl::StrCat(g.tiling.tile_n())},
+                {"$TILE_K", absl::StrCat(g.tiling.tile_k)},
+                {"$ROWS_PER_THREAD", absl::StrCat(g.tiling.rows_per_thread)},
+                {"$COLS_PER_THREAD", absl::StrCat(g.tiling.cols_per_thread)},
+                {"$LHS_GROUP_OFFSET", lhs_group_offset},
+                {"$RHS_OUTPUT_STRIDE", absl::StrCat(c.rhs_output_stride)},
+                {"$AXES", absl::StrCat(std::max<size_t>(c.spatial.size(), 1))},
+                {"$LHS_INDEX", LhsRowsContiguous(c)
+                                   ? IndexAlong("i", "kk", "kTileM")
+                                   : IndexAlong("kk", "i", "kTileK")},
+                {"$RHS_INDEX", c.rhs_output_stride < c.rhs_input_stride
+                                   ? IndexAlong("j", "kk", "kTileN")
+                                   : IndexAlong("kk", "j", "kTileK")},
+                {"$STORE", Store(c)},
+            });
 }
 
 se::LaunchDimensions ConvolutionGemmLaunchDimensions(
@@ -388,12 +388,12 @@ ConvolutionSplitSumSource ConvolutionSplitSum(const ConvolutionConfig& c) {
   source.definitions = RowFunctions(c);
   const int64_t mn = g.m * g.n;
   source.body = absl::StrCat(
-      "    const int col = (int)(o % ", g.n, "), row = (int)(o / ", g.n,
-      " % ", g.m, "), group = (int)(o / ", mn, ");\n",
-      "    float acc = 0.0f;\n", "    for (int s = 0; s < ", g.splits,
-      "; ++s) acc = acc + scratch[(long long)s * ", g.groups * mn,
-      " + o];\n", "    out[xl_row_output(row) + (group * ", g.n,
-      " + col) * ", c.out_feature_stride, "] = acc;");
+      "    const int col = (int)(o % ", g.n, "), row = (int)(o / ", g.n, " % ",
+      g.m, "), group = (int)(o / ", mn, ");\n", "    float acc = 0.0f;\n",
+      "    for (int s = 0; s < ", g.splits,
+      "; ++s) acc = acc + scratch[(long long)s * ", g.groups * mn, " + o];\n",
+      "    out[xl_row_output(row) + (group * ", g.n, " + col) * ",
+      c.out_feature_stride, "] = acc;");
   return source;
 }
 

@@ -296,9 +296,8 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$TILE_PRODUCT", kGemmTileProductSource},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
-          {"$OUTPUT_PARAMETERS", epilogue == nullptr
-                                     ? ", output_t* out"
-                                     : epilogue->parameters},
+          {"$OUTPUT_PARAMETERS",
+           epilogue == nullptr ? ", output_t* out" : epilogue->parameters},
           {"$STORE_RESULT",
            epilogue == nullptr
                ? "store_element(out, index, value)"
