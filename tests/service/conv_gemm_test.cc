@@ -218,7 +218,8 @@ TEST_P(ConvolutionGemmTest, SplitK) {
 }
 
 // The split-K pair recorded in a command buffer and replayed: the scratch
-// is temp memory, fully rewritten by every execution.
+// is temp memory, fully rewritten by every execution. The filter's update
+// is the epilogue of the sum of the splits: two kernels in all.
 TEST_P(ConvolutionGemmTest, SplitKInCommandBuffers) {
   const std::string hlo = R"(
 HloModule step, input_output_alias={ {}: (2, {}, may-alias) }
@@ -235,6 +236,10 @@ ENTRY main {
 })";
   ExpectMatchesEvaluator(hlo, -kTiny, kTiny, DefaultDebugOptions(),
                          /*steps=*/3);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ(CountThunks(**executable, gpu::Thunk::Kind::kKernel), 2);
+  EXPECT_EQ(FlatThunks(**executable).size(), 2);
 }
 
 // JAX's input gradient reverses the kernel's spatial dimensions; the

@@ -41,17 +41,19 @@ gpu::GemmEmission ChooseGemmEmission(se::StreamExecutor* executor,
 }
 
 // xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
-int64_t DnnConvolutionMinFlops(se::StreamExecutor* executor,
-                               const DebugOptions& options) {
+gpu::DnnConvolutionRule ChooseDnnConvolutionRule(se::StreamExecutor* executor,
+                                                 const DebugOptions& options) {
+  gpu::DnnConvolutionRule rule;
   const int64_t min_flops = options.xla_gpu_dnn_convolution_min_flops();
-  if (min_flops < 0 || executor == nullptr) return -1;
+  if (min_flops < 0 || executor == nullptr) return rule;
   absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
   if (!dnn.ok()) {
     VLOG(1) << "no DNN library (" << dnn.status()
             << "); convolutions use the emitted kernels";
-    return -1;
+    return rule;
   }
-  return min_flops;
+  rule.min_flops = min_flops;
+  return rule;
 }
 
 // operand_precision=highest asks for full f32 gemms, which TF32 is not.
@@ -146,7 +148,9 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   const double passes_ms = lap();
   WarnAboutTf32(*module, options);
   ASSIGN_OR_RETURN(gpu::EntrySignature signature, EntrySignatureOf(*module));
-  const gpu::GemmEmission emission = ChooseGemmEmission(executor, options);
+  gpu::KernelEmission emission;
+  emission.gemm = ChooseGemmEmission(executor, options);
+  emission.dnn_convolution = ChooseDnnConvolutionRule(executor, options);
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(*module, emission));
   const double plan_ms = lap();
@@ -164,9 +168,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   // conditional nodes. Other control flow runs from the host, and its
   // computations' runs get command buffers of their own, as the entry's do.
   gpu::ThunkEmissionOptions emission_options;
-  emission_options.gemm = emission;
-  emission_options.dnn_convolution_min_flops =
-      DnnConvolutionMinFlops(executor, options);
+  emission_options.emission = emission;
   emission_options.programmatic_launch =
       options.xla_gpu_enable_programmatic_launch();
   emission_options.default_precision_tf32 =

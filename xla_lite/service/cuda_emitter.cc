@@ -785,9 +785,54 @@ se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows) {
       static_cast<uint32_t>(threads));
 }
 
-GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
-                                        const KernelParameters& parameters,
-                                        const std::string& function) {
+namespace {
+
+// The epilogue's function over a run of kCount adjacent elements from
+// i0 (aligned to kCount): each element's computation as in the scalar
+// function, its f32 outputs gathered and stored in one vector store
+// (xl_store_run), the others element by element. Storing after every
+// element's loads is safe: each element reads its inputs only at its own
+// index.
+std::string EpilogueRunFunction(const KernelProgram& program,
+                                const Emitter& emitter, int value,
+                                const std::vector<int>& roots,
+                                const std::vector<std::string>& params,
+                                const KernelParameters& parameters,
+                                const std::string& function) {
+  std::vector<std::string> run_params = {"idx_t i0", "const float* values"};
+  run_params.insert(run_params.end(), params.begin() + 1, params.end());
+  std::string text = absl::StrCat(
+      "template <int kCount>\nstatic __device__ __forceinline__ void ",
+      function, "_run(", absl::StrJoin(run_params, ", "), ") {\n");
+  std::string stores;
+  for (int k = 0; k < program.outputs().size(); ++k) {
+    if (program.outputs()[k].buffer.type != PrimitiveType::F32) continue;
+    absl::StrAppend(&text, "  float o", k, "[kCount];\n");
+    absl::StrAppend(&stores, "  xl_store_run<kCount>(p",
+                    parameters.output_param[k], " + i0, o", k, ");\n");
+  }
+  absl::StrAppend(&text,
+                  "#pragma unroll\n  for (int l = 0; l < kCount; ++l) {\n",
+                  "    const idx_t i = i0 + l;\n", "    const float ",
+                  emitter.Name(value), " = values[l];\n");
+  emitter.EmitOps(program.Closure(roots), "    ", &text);
+  for (int k = 0; k < program.outputs().size(); ++k) {
+    const std::string result = emitter.Name(program.outputs()[k].op);
+    absl::StrAppend(&text, "    ",
+                    program.outputs()[k].buffer.type == PrimitiveType::F32
+                        ? absl::StrCat("o", k, "[l] = ", result, ";")
+                        : emitter.Store(k, result, "i"),
+                    "\n");
+  }
+  return absl::StrCat(text, "  }\n", stores, "}\n");
+}
+
+}  // namespace
+
+GemmEpilogueSource EmitCudaEpilogue(const KernelProgram& program,
+                                    const KernelParameters& parameters,
+                                    absl::Span<const std::string> operands,
+                                    const std::string& function) {
   CHECK(program.kind() == KernelProgram::Kind::kLoop) << function;
   Emitter emitter(program, parameters);
   int value = -1;
@@ -801,9 +846,9 @@ GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
   for (int p = 0; p < parameters.count(); ++p) {
     std::string param = ParameterDeclaration(parameters, p);
     params.push_back(param);
-    // The gemm's own operands come first: the kernel names them.
-    if (p == 0 || p == 1) {
-      absl::StrAppend(&source.arguments, p == 0 ? ", lhs" : ", rhs");
+    // The kernel's own operands come first: its source names them.
+    if (p < operands.size()) {
+      absl::StrAppend(&source.arguments, ", ", operands[p]);
       continue;
     }
     absl::StrAppend(&source.parameters, ", ", param);
@@ -817,7 +862,7 @@ GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
   }
   source.function = function;
   source.definitions =
-      absl::StrCat(Prelude("Epilogue, from:", {&program}),
+      absl::StrCat(Prelude("Epilogue, from:", {&program}), kStoreRunSource,
                    "\nstatic __device__ __forceinline__ void ", function, "(",
                    absl::StrJoin(params, ", "), ") {\n");
   emitter.EmitOps(program.Closure(roots), "  ", &source.definitions);
@@ -826,7 +871,9 @@ GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
         &source.definitions, "  ",
         emitter.Store(k, emitter.Name(program.outputs()[k].op), "i"), "\n");
   }
-  absl::StrAppend(&source.definitions, "}\n");
+  absl::StrAppend(&source.definitions, "}\n",
+                  EpilogueRunFunction(program, emitter, value, roots, params,
+                                      parameters, function));
   return source;
 }
 

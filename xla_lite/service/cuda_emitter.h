@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "stream_executor/device_address.h"  // The se alias.
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
@@ -58,13 +59,15 @@ std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
                               int64_t rows, const std::string& name);
 se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows);
 
-// The device function a gemm kernel calls with each product element
-// (GemmKernelSource) to run `program`, a loop program over the gemm's
-// output whose kReducedValue is that element. Parameters 0 and 1 are the
-// gemm's lhs and rhs; the others become kernel parameters.
-GemmEpilogueSource EmitCudaGemmEpilogue(const KernelProgram& program,
-                                        const KernelParameters& parameters,
-                                        const std::string& function);
+// The device function a product kernel (a gemm's, GemmKernelSource, or a
+// convolution's) calls with each product element to run `program`, a loop
+// program over the product whose kReducedValue is that element. The first
+// parameters are the kernel's own operands, which its source names
+// `operands` (lhs and rhs, say); the others become kernel parameters.
+GemmEpilogueSource EmitCudaEpilogue(const KernelProgram& program,
+                                    const KernelParameters& parameters,
+                                    absl::Span<const std::string> operands,
+                                    const std::string& function);
 
 }  // namespace xla_lite::gpu
 

@@ -455,8 +455,8 @@ std::string ExecutionPlan::ToString() const {
   return text;
 }
 
-absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
-                                                 const GemmEmission& emission) {
+absl::StatusOr<ExecutionPlan> BuildExecutionPlan(
+    const HloModule& module, const KernelEmission& emission) {
   const HloComputation& entry = *module.entry_computation();
   int64_t planned_instructions = entry.instructions().size();
   ASSIGN_OR_RETURN(FusionPlan fusion, FusionPlan::Create(entry));

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/collective_thunk.h"
+#include "xla_lite/service/convolution/dnn_convolution.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/gemm_lowering.h"
 #include "xla_lite/service/kernel_program.h"
@@ -21,6 +22,14 @@
 namespace xla_lite::gpu {
 
 struct ControlFlowPlan;
+
+// Which gemms and convolutions run as the compiler's own kernels rather
+// than library calls. Only those take fused elementwise epilogues, so the
+// plan and the thunk emitter follow one decision.
+struct KernelEmission {
+  GemmEmission gemm;
+  DnnConvolutionRule dnn_convolution;
+};
 
 struct LogicalBuffer {
   enum class Placement {
@@ -58,7 +67,9 @@ struct PlannedOp {
     kRowKernel,
     // convolution, reduce-window or select-and-scatter (roots[0]): reads
     // its array operands in order, writes its value (then, for a split-K
-    // convolution, its scratch).
+    // convolution, its scratch). A convolution with an epilogue `program`
+    // (kernel merging) reads {lhs, rhs, program inputs...} and writes the
+    // program's outputs (then the scratch).
     kWindowKernel,
     kCollective,
     kScatter,
@@ -149,15 +160,15 @@ int64_t LeafCount(const Shape& shape);
 // canonicalized), then merges loop kernels (MergeLoopKernels). Results
 // aliased to a parameter are written into it in place when that is safe
 // (see execution_plan.cc), else copied there after its last read.
-// `emission` says which gemms will be emitted kernels, which can take
-// elementwise epilogues. Whiles and conditionals become kWhile and
-// kConditional ops whose computations are planned the same way, nested up
+// `emission` says which gemms and convolutions will be emitted kernels,
+// which can take elementwise epilogues. Whiles and conditionals become kWhile
+// and kConditional ops whose computations are planned the same way, nested up
 // to kMaxControlFlowDepth deep; a computation is planned once per while or
 // conditional that runs it, kMaxPlannedInstructions in all.
 inline constexpr int kMaxControlFlowDepth = 64;
 inline constexpr int64_t kMaxPlannedInstructions = int64_t{1} << 18;
-absl::StatusOr<ExecutionPlan> BuildExecutionPlan(const HloModule& module,
-                                                 const GemmEmission& emission);
+absl::StatusOr<ExecutionPlan> BuildExecutionPlan(
+    const HloModule& module, const KernelEmission& emission);
 
 }  // namespace xla_lite::gpu
 

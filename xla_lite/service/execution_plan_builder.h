@@ -36,7 +36,7 @@ class PlanBuilder {
  public:
   PlanBuilder(const HloModule& module, const HloComputation& computation,
               ComputationKind kind, const FusionPlan& fusion,
-              const GemmEmission& emission, int depth,
+              const KernelEmission& emission, int depth,
               int64_t* planned_instructions)
       : module_(module),
         computation_(computation),
@@ -117,7 +117,7 @@ class PlanBuilder {
   const HloComputation& computation_;
   const ComputationKind kind_;
   const FusionPlan& fusion_;
-  const GemmEmission& emission_;
+  const KernelEmission& emission_;
   const int depth_;
   // Instructions planned so far for the whole program, against
   // kMaxPlannedInstructions.

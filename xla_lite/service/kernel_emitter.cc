@@ -130,54 +130,76 @@ EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
   return kernel;
 }
 
+EmittedKernel EmitProductWithEpilogue(
+    const ProductKernel& product, std::shared_ptr<const KernelProgram> epilogue,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs,
+    const std::string& name) {
+  CHECK_EQ(product.operands.size(), product.operand_names.size()) << name;
+  KernelParameters shared;
+  EmittedKernel kernel;
+  // The operands are always the first parameters, even when slices repeat.
+  for (const BufferAllocation::Slice& operand : product.operands) {
+    kernel.arguments.push_back(operand);
+    shared.types.push_back(PrimitiveType::F32);
+    shared.written.push_back(false);
+  }
+  for (const BufferAllocation::Slice& output : outputs) {
+    for (const BufferAllocation::Slice& operand : product.operands) {
+      CHECK(!(output == operand))
+          << name << ": an epilogue may not overwrite the product's operands";
+    }
+  }
+  KernelParameters parameters =
+      WithSharedTypes(ProgramParameters(*epilogue, inputs, outputs, name,
+                                        shared, kernel.arguments),
+                      shared);
+  GemmEpilogueSource source =
+      EmitCudaEpilogue(*epilogue, parameters, product.operand_names,
+                       absl::StrCat(name, "_epilogue"));
+  kernel.written = parameters.written;
+  kernel.launch_dimensions = product.launch_dimensions;
+  kernel.spec.name = name;
+  kernel.spec.arity = parameters.count();
+  kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
+  kernel.spec.cuda_source = product.source(source);
+  VLOG(5) << kernel.spec.cuda_source;
+  kernel.spec.host_fn =
+      [host_product = product.host_product, operands = product.operands.size(),
+       elements = product.product_elements, epilogue = std::move(epilogue),
+       parameters](const se::KernelArgs& args,
+                   const se::LaunchDimensions& dims) {
+        std::vector<float> values(elements);
+        se::KernelArgs product_args;
+        for (size_t i = 0; i < operands; ++i) {
+          product_args.AddAddress(args[i].address());
+        }
+        product_args.AddAddress(se::DeviceAddressBase(
+            values.data(), values.size() * sizeof(float)));
+        RETURN_IF_ERROR(host_product(product_args, dims));
+        return RunProgramOnHost(*epilogue, parameters, args, values.data());
+      };
+  return kernel;
+}
+
 EmittedKernel EmitGemmWithEpilogue(
     const GemmConfig& config, std::shared_ptr<const KernelProgram> epilogue,
     const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,
     absl::Span<const BufferAllocation::Slice> inputs,
     absl::Span<const BufferAllocation::Slice> outputs,
     const std::string& name) {
-  KernelParameters shared;
-  EmittedKernel kernel;
-  // lhs and rhs are always parameters 0 and 1, even when they are one slice.
-  for (const BufferAllocation::Slice& operand : {lhs, rhs}) {
-    kernel.arguments.push_back(operand);
-    shared.types.push_back(PrimitiveType::F32);
-    shared.written.push_back(false);
-  }
-  for (const BufferAllocation::Slice& output : outputs) {
-    CHECK(!(output == lhs) && !(output == rhs))
-        << name << ": an epilogue may not overwrite the gemm's operands";
-  }
-  KernelParameters parameters =
-      WithSharedTypes(ProgramParameters(*epilogue, inputs, outputs, name,
-                                        shared, kernel.arguments),
-                      shared);
-  GemmTiling tiling = ChooseGemmTiling(config);
-  GemmEpilogueSource source = EmitCudaGemmEpilogue(
-      *epilogue, parameters, absl::StrCat(name, "_epilogue"));
-  kernel.written = parameters.written;
-  kernel.launch_dimensions = GemmLaunchDimensionsFor(config, tiling);
-  kernel.spec.name = name;
-  kernel.spec.arity = parameters.count();
-  kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
-  kernel.spec.cuda_source = GemmKernelSource(config, tiling, name, &source);
-  VLOG(5) << kernel.spec.cuda_source;
-  se::HostKernelFn gemm = GemmHostKernel(config);
-  kernel.spec.host_fn = [config, gemm, epilogue = std::move(epilogue),
-                         parameters](const se::KernelArgs& args,
-                                     const se::LaunchDimensions& dims) {
-    // The product first, then the epilogue over it, as each GPU thread does
-    // for its elements.
-    std::vector<float> product(config.batch * config.m * config.n);
-    se::KernelArgs gemm_args;
-    gemm_args.AddAddress(args[0].address());
-    gemm_args.AddAddress(args[1].address());
-    gemm_args.AddAddress(
-        se::DeviceAddressBase(product.data(), product.size() * sizeof(float)));
-    RETURN_IF_ERROR(gemm(gemm_args, dims));
-    return RunProgramOnHost(*epilogue, parameters, args, product.data());
+  const GemmTiling tiling = ChooseGemmTiling(config);
+  ProductKernel product;
+  product.operand_names = {"lhs", "rhs"};
+  product.operands = {lhs, rhs};
+  product.source = [config, tiling, name](const GemmEpilogueSource& source) {
+    return GemmKernelSource(config, tiling, name, &source);
   };
-  return kernel;
+  product.host_product = GemmHostKernel(config);
+  product.product_elements = config.batch * config.m * config.n;
+  product.launch_dimensions = GemmLaunchDimensionsFor(config, tiling);
+  return EmitProductWithEpilogue(product, std::move(epilogue), inputs, outputs,
+                                 name);
 }
 
 }  // namespace xla_lite::gpu

@@ -1,6 +1,7 @@
 #ifndef XLA_LITE_SERVICE_KERNEL_EMITTER_H_
 #define XLA_LITE_SERVICE_KERNEL_EMITTER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/runtime/gemm_config.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
 #include "xla_lite/service/kernel_program.h"
 
 namespace xla_lite::gpu {
@@ -32,10 +34,36 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                          absl::Span<const BufferAllocation::Slice> outputs,
                          const std::string& name);
 
-// An emitted gemm (see EmitGemmKernel) whose product is handed, element by
-// element, to `epilogue`: a loop program over the gemm's output that reads
-// the product as kReducedValue, input i from inputs[i], and writes output k
-// to outputs[k]. f32 with beta = 0 only; no output may be lhs or rhs.
+// A kernel that computes an f32 product (a gemm's, a convolution's) and
+// hands each element, at its row-major index, to an epilogue instead of
+// storing it.
+struct ProductKernel {
+  // The kernel's own operands, its first parameters (read only), by the
+  // names its source gives them.
+  std::vector<std::string> operand_names;
+  std::vector<BufferAllocation::Slice> operands;
+  // The CUDA C of the kernel calling `epilogue` for each element.
+  std::function<std::string(const GemmEpilogueSource& epilogue)> source;
+  // The host closure computing the product from args (the operands, then
+  // the product's address, of product_elements floats).
+  se::HostKernelFn host_product;
+  int64_t product_elements = 0;
+  se::LaunchDimensions launch_dimensions;
+};
+
+// `product` whose elements go to `epilogue`: a loop program over the
+// product that reads it as kReducedValue, input i from inputs[i], and
+// writes output k to outputs[k]. No output may be one of the operands,
+// which every block reads until the kernel ends. On the host, the whole
+// product first, then the epilogue over it, as each GPU thread does for
+// its elements.
+EmittedKernel EmitProductWithEpilogue(
+    const ProductKernel& product, std::shared_ptr<const KernelProgram> epilogue,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs, const std::string& name);
+
+// An emitted gemm (see EmitGemmKernel) with an epilogue, as above. f32
+// with beta = 0 only.
 EmittedKernel EmitGemmWithEpilogue(
     const GemmConfig& config, std::shared_ptr<const KernelProgram> epilogue,
     const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,

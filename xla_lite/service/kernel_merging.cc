@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/service/convolution/dnn_convolution.h"
+#include "xla_lite/service/convolution/windowed_kernels.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 
 namespace xla_lite::gpu {
@@ -55,7 +57,7 @@ class Merger {
   Merger(ExecutionPlan* plan, OpGraph::Edges* edges,
          const IsMaterializedFn& is_materialized,
          const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
-         const GemmEmission& emission)
+         const KernelEmission& emission)
       : plan_(*plan),
         edges_(*edges),
         is_materialized_(is_materialized),
@@ -65,15 +67,16 @@ class Merger {
   absl::Status Run();
 
  private:
-  // An emitted f32 gemm that stores its product plainly.
+  // An emitted f32 gemm or convolution that stores its product plainly.
   bool TakesEpilogue(int op) const;
   // The input of loop kernel `op` that reads `buffer` only at each
   // element's own index, over as many elements as every output has; -1
   // when there is none.
   int ElementwiseInput(int op, int buffer) const;
-  // Merges loop kernel `c` into gemm `g` as its epilogue when legal.
+  // Merges loop kernel `c` into gemm or convolution `g` as its epilogue
+  // when legal.
   bool TryFuseEpilogue(int g, int c);
-  int FuseGemmEpilogues();
+  int FuseEpilogues();
   bool IsLoop(int op) const {
     return plan_.ops[op].kind == PlannedOp::Kind::kLoopKernel;
   }
@@ -99,7 +102,7 @@ class Merger {
   OpGraph::Edges& edges_;
   const IsMaterializedFn& is_materialized_;
   const absl::flat_hash_map<const HloInstruction*, int>& buffer_of_;
-  const GemmEmission& emission_;
+  const KernelEmission& emission_;
   // Pairs found unmergeable. A merge elsewhere never makes them mergeable:
   // it only adds paths between other ops, and their programs are the
   // same. Without this, every merge would retry them all (cubic).
@@ -107,11 +110,16 @@ class Merger {
 };
 
 bool Merger::TakesEpilogue(int op) const {
-  const PlannedOp& gemm = plan_.ops[op];
-  return gemm.kind == PlannedOp::Kind::kGemm && gemm.program == nullptr &&
-         gemm.reads.size() == 2 && gemm.gemm.beta == 0.0f &&
-         gemm.gemm.type == se::blas::DataType::kF32 &&
-         UsesEmittedGemmKernel(gemm.gemm, emission_);
+  const PlannedOp& product = plan_.ops[op];
+  if (product.program != nullptr || product.reads.size() != 2) return false;
+  if (product.kind == PlannedOp::Kind::kWindowKernel) {
+    const HloInstruction& instr = *product.roots[0];
+    return TakesConvolutionEpilogue(instr) &&
+           !DnnConvolutionCallFor(instr, emission_.dnn_convolution);
+  }
+  return product.kind == PlannedOp::Kind::kGemm && product.gemm.beta == 0.0f &&
+         product.gemm.type == se::blas::DataType::kF32 &&
+         UsesEmittedGemmKernel(product.gemm, emission_.gemm);
 }
 
 int Merger::ElementwiseInput(int op, int buffer) const {
@@ -138,6 +146,7 @@ bool Merger::TryFuseEpilogue(int g, int c) {
   const PlannedOp& gemm = plan_.ops[g];
   const PlannedOp& kernel = plan_.ops[c];
   const int product = gemm.writes[0];
+  const bool convolution = gemm.kind == PlannedOp::Kind::kWindowKernel;
   const int input = ElementwiseInput(c, product);
   if (input < 0) return false;
   OpGraph graph(plan_.ops, edges_);
@@ -158,24 +167,29 @@ bool Merger::TryFuseEpilogue(int g, int c) {
       plan_.buffers[product].placement != LogicalBuffer::Placement::kTemp ||
       readers.size() > 1;
   PlannedOp fused;
-  fused.kind = PlannedOp::Kind::kGemm;
+  fused.kind = gemm.kind;
   fused.name = absl::StrCat(gemm.name, "+", kernel.name);
   fused.gemm = gemm.gemm;
-  fused.roots = kernel.roots;
+  // A convolution keeps its instruction, which its kernels are made from.
+  fused.roots = convolution ? gemm.roots : kernel.roots;
   fused.reads = {gemm.reads[0], gemm.reads[1]};
   for (int i = 0; i < kernel.reads.size(); ++i) {
     if (i != input) fused.reads.push_back(kernel.reads[i]);
   }
   fused.writes = kernel.writes;
   if (store_product) fused.writes.push_back(product);
+  // A split-K convolution's scratch stays last.
+  if (convolution && gemm.writes.size() > 1) {
+    fused.writes.push_back(gemm.writes[1]);
+  }
   fused.program = WithProduct(*kernel.program, input, store_product);
-  VLOG(5) << "gemm epilogue " << fused.name;
+  VLOG(5) << "epilogue " << fused.name;
   plan_.ops[g] = std::move(fused);
   RemoveOp(plan_.ops, edges_, c, g);
   return true;
 }
 
-int Merger::FuseGemmEpilogues() {
+int Merger::FuseEpilogues() {
   int fused = 0;
   for (int g = 0; g < plan_.ops.size(); ++g) {
     if (!TakesEpilogue(g)) continue;
@@ -272,8 +286,8 @@ absl::StatusOr<bool> Merger::TryMerge(const OpGraph& graph, int a, int b) {
 }
 
 absl::Status Merger::Run() {
-  // Gemm epilogues first, while every kernel still holds one value.
-  const int epilogues = FuseGemmEpilogues();
+  // Epilogues first, while every kernel still holds one value.
+  const int epilogues = FuseEpilogues();
   int64_t merges = 0;
   // Producers into consumers that read them element by element.
   // Each pass stops at its first merge, so one graph serves it.
@@ -305,7 +319,8 @@ absl::Status Merger::Run() {
     }
   }
   VLOG(1) << "multi-output fusion: " << epilogues
-          << " kernels fused into gemms, " << merges << " kernels merged";
+          << " kernels fused into gemms and convolutions, " << merges
+          << " kernels merged";
   return absl::OkStatus();
 }
 
@@ -315,7 +330,7 @@ absl::Status MergeLoopKernels(
     ExecutionPlan* plan, OpGraph::Edges* edges,
     const IsMaterializedFn& is_materialized,
     const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
-    const GemmEmission& emission) {
+    const KernelEmission& emission) {
   return Merger(plan, edges, is_materialized, buffer_of, emission).Run();
 }
 

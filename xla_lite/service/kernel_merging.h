@@ -13,11 +13,11 @@ namespace xla_lite::gpu {
 
 // Multi-output fusion: merges loop kernels of `plan` (before ordering) so a
 // step launches fewer of them.
-//  - A loop kernel that reads an emitted gemm's product (see `emission`)
-//    only at each element's own index, with every output the product's
-//    size, becomes the gemm's epilogue: each product element goes from
-//    registers into the kernel's computation. The product is still stored
-//    when others read it.
+//  - A loop kernel that reads an emitted gemm's or convolution's product
+//    (see `emission` and TakesConvolutionEpilogue) only at each element's
+//    own index, with every output the product's size, becomes its
+//    epilogue: each product element goes from registers into the kernel's
+//    computation. The product is still stored when others read it.
 //  - A producer merges into a consumer that reads it only at each
 //    element's own index: the consumer uses the value from registers, and
 //    the producer's result is still stored for its other readers.
@@ -31,7 +31,7 @@ absl::Status MergeLoopKernels(
     ExecutionPlan* plan, OpGraph::Edges* edges,
     const IsMaterializedFn& is_materialized,
     const absl::flat_hash_map<const HloInstruction*, int>& buffer_of,
-    const GemmEmission& emission);
+    const KernelEmission& emission);
 
 }  // namespace xla_lite::gpu
 

@@ -66,7 +66,7 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                         writes, GemmKernelEntryName(KernelName(op.name, id))),
                     options);
   }
-  if (!UsesEmittedGemmKernel(op.gemm, options.gemm)) {
+  if (!UsesEmittedGemmKernel(op.gemm, options.emission.gemm)) {
     GemmConfig config = op.gemm;
     config.allow_tf32 = config.allow_tf32 && options.default_precision_tf32;
     return std::make_unique<GemmThunk>(op.name, std::move(config), lhs, rhs,
@@ -130,18 +130,11 @@ void EmitScatterThunks(const PlannedOp& op, const BufferAssignment& assignment,
 std::unique_ptr<Thunk> DnnConvolutionThunk(
     const PlannedOp& op, const std::vector<Slice>& reads,
     const std::vector<Slice>& writes, const ThunkEmissionOptions& options) {
-  const HloInstruction& instr = *op.roots[0];
-  if (options.dnn_convolution_min_flops < 0 ||
-      instr.opcode() != HloOpcode::kConvolution) {
-    return nullptr;
-  }
-  absl::StatusOr<ConvolutionConfig> config = ConvolutionConfigFor(instr);
-  if (!config.ok() ||
-      ConvolutionFlops(*config) < options.dnn_convolution_min_flops) {
-    return nullptr;
-  }
-  std::optional<se::dnn::ConvolutionCall> call = DnnConvolutionFor(*config);
+  std::optional<se::dnn::ConvolutionCall> call =
+      DnnConvolutionCallFor(*op.roots[0], options.emission.dnn_convolution);
   if (!call.has_value()) return nullptr;
+  // Kernel merging gives epilogues only to convolutions the rule keeps.
+  CHECK(op.program == nullptr) << op.name;
   VLOG(1) << op.name << ": DNN convolution " << call->ShapeString();
   if (call->kind == se::dnn::ConvolutionKind::kBackwardFilter) {
     return std::make_unique<ConvolutionThunk>(op.name, *std::move(call),
@@ -149,6 +142,58 @@ std::unique_ptr<Thunk> DnnConvolutionThunk(
   }
   return std::make_unique<ConvolutionThunk>(op.name, *std::move(call), reads[0],
                                             reads[1], writes[0]);
+}
+
+absl::StatusOr<std::vector<EmittedKernel>> EmitWindowedKernelsOf(
+    const PlannedOp& op, const std::vector<Slice>& reads,
+    const std::vector<Slice>& writes, const std::string& name) {
+  if (op.program != nullptr) {
+    // reads: lhs, rhs, the epilogue's inputs; writes: its outputs, then a
+    // split-K scratch.
+    const size_t outputs = op.program->outputs().size();
+    return EmitConvolutionWithEpilogue(
+        *op.roots[0], op.program, reads[0], reads[1],
+        writes.size() > outputs ? &writes[outputs] : nullptr,
+        absl::MakeConstSpan(reads).subspan(2),
+        absl::MakeConstSpan(writes).subspan(0, outputs), name);
+  }
+  ASSIGN_OR_RETURN(std::vector<WindowedKernel> windowed,
+                   EmitWindowedKernels(*op.roots[0], name));
+  std::vector<Slice> buffers = reads;
+  buffers.insert(buffers.end(), writes.begin(), writes.end());
+  std::vector<EmittedKernel> kernels;
+  for (WindowedKernel& kernel : windowed) {
+    EmittedKernel emitted;
+    emitted.spec = std::move(kernel.spec);
+    emitted.launch_dimensions = kernel.launch_dimensions;
+    for (int b : kernel.arguments) emitted.arguments.push_back(buffers.at(b));
+    emitted.written.assign(emitted.arguments.size(), false);
+    emitted.written.back() = true;
+    kernels.push_back(std::move(emitted));
+  }
+  return kernels;
+}
+
+// A convolution, reduce-window or select-and-scatter: a ConvolutionThunk
+// where the DNN library takes it, else its kernels (two for split-K).
+absl::Status EmitWindowKernelThunks(const PlannedOp& op,
+                                    const std::vector<Slice>& reads,
+                                    const std::vector<Slice>& writes,
+                                    const ThunkEmissionOptions& options,
+                                    int64_t id, ThunkSequence& thunks) {
+  if (std::unique_ptr<Thunk> dnn =
+          DnnConvolutionThunk(op, reads, writes, options)) {
+    thunks.push_back(std::move(dnn));
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(
+      std::vector<EmittedKernel> kernels,
+      EmitWindowedKernelsOf(op, reads, writes, KernelName(op.name, id)));
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    thunks.push_back(ThunkFor(i == 0 ? op.name : absl::StrCat(op.name, ".sum"),
+                              std::move(kernels[i]), options));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
@@ -325,32 +370,10 @@ absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
         thunks.push_back(
             std::make_unique<MemcpyThunk>(op.name, reads[0], writes[0]));
         break;
-      case PlannedOp::Kind::kWindowKernel: {
-        if (std::unique_ptr<Thunk> dnn =
-                DnnConvolutionThunk(op, reads, writes, options)) {
-          thunks.push_back(std::move(dnn));
-          break;
-        }
-        ASSIGN_OR_RETURN(
-            std::vector<WindowedKernel> windowed,
-            EmitWindowedKernels(*op.roots[0], KernelName(op.name, id)));
-        std::vector<Slice> buffers = reads;
-        buffers.insert(buffers.end(), writes.begin(), writes.end());
-        for (size_t i = 0; i < windowed.size(); ++i) {
-          EmittedKernel kernel;
-          kernel.spec = std::move(windowed[i].spec);
-          kernel.launch_dimensions = windowed[i].launch_dimensions;
-          for (int b : windowed[i].arguments) {
-            kernel.arguments.push_back(buffers.at(b));
-          }
-          kernel.written.assign(kernel.arguments.size(), false);
-          kernel.written.back() = true;
-          thunks.push_back(
-              ThunkFor(i == 0 ? op.name : absl::StrCat(op.name, ".sum"),
-                       std::move(kernel), options));
-        }
+      case PlannedOp::Kind::kWindowKernel:
+        RETURN_IF_ERROR(
+            EmitWindowKernelThunks(op, reads, writes, options, id, thunks));
         break;
-      }
       case PlannedOp::Kind::kCollective:
         thunks.push_back(std::make_unique<CollectiveThunk>(
             op.name, op.collective, reads[0], writes[0]));

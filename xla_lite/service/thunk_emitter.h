@@ -12,8 +12,9 @@
 namespace xla_lite::gpu {
 
 struct ThunkEmissionOptions {
-  // Which gemms run as the compiler's own kernel.
-  GemmEmission gemm;
+  // Which gemms and convolutions run as the compiler's own kernels (as
+  // the plan was built with).
+  KernelEmission emission;
   // Emitted kernels may launch before the kernels they depend on finish
   // (KernelSpec::waits_for_producers); DebugOptions'
   // xla_gpu_enable_programmatic_launch.
@@ -22,11 +23,6 @@ struct ThunkEmissionOptions {
   // (GemmConfig::allow_tf32); DebugOptions'
   // xla_gpu_default_precision_allows_tf32.
   bool default_precision_tf32 = true;
-  // Convolutions of at least this many flops (ConvolutionFlops) that the
-  // DNN library can compute (DnnConvolutionFor) become ConvolutionThunks;
-  // -1, or a platform without the library: none do. DebugOptions'
-  // xla_gpu_dnn_convolution_min_flops where AsDnn() succeeds.
-  int64_t dnn_convolution_min_flops = -1;
   // Applied to the thunks of each computation a while or conditional runs
   // (the compiler schedules their command buffers with it); null: left
   // op by op.
@@ -48,9 +44,10 @@ struct ThunkEmissionOptions {
 inline constexpr int64_t kMaxUnrolledThunks = 4096;
 
 // One thunk per op of the plan, in its order: KernelThunks for loop, reduce
-// and row kernels, GemmThunks (or, as `options.gemm` says, KernelThunks
-// running the compiler's own gemm kernel, with its epilogue) for dots,
-// ConvolutionThunks for the convolutions `options` gives the DNN library,
+// and row kernels, GemmThunks (or, as `options.emission` says,
+// KernelThunks running the compiler's own gemm kernel, with its epilogue)
+// for dots, ConvolutionThunks for the convolutions `options.emission`
+// gives the DNN library (KernelThunks, with any epilogue, for the others),
 // MemcpyThunks for copies, WhileThunks and ConditionalThunks over the
 // thunks of their computations (each a SequentialThunk). Ops that write
 // nothing (zero-element arrays) are left out.

@@ -12,6 +12,7 @@
 
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/service/convolution/windowed_config.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
 
 namespace xla_lite::gpu {
 
@@ -21,22 +22,26 @@ namespace xla_lite::gpu {
 // computing `config` (config.gemm.tiled): every output element adds its
 // products in increasing contraction order, each one fused multiply-add. With
 // split-K, `out` is the scratch and receives each split's partial sums
-// (ConvolutionGemm). `entry` must be a C identifier.
+// (ConvolutionGemm). `entry` must be a C identifier. With an epilogue (no
+// split-K), `out` gives way to its parameters and each result goes to it.
 std::string ConvolutionGemmSource(const ConvolutionConfig& config,
-                                  const std::string& entry);
+                                  const std::string& entry,
+                                  const GemmEpilogueSource* epilogue = nullptr);
 // One block per tile along n (x), m (y) and group x split (z).
 se::LaunchDimensions ConvolutionGemmLaunchDimensions(
     const ConvolutionConfig& config);
 
 // Split-K's second pass, as the body of a grid-stride loop over `o`, one
 // per element of scratch's first split (groups x m x n): adds the splits
-// in order and stores the sum, reading `scratch` and writing `out`.
-// `definitions` go before the kernel.
+// in order and stores the sum, reading `scratch` and writing `out` (or
+// handing the sum to `epilogue`). `definitions` go before the kernel.
 struct ConvolutionSplitSumSource {
   std::string definitions;
   std::string body;
 };
-ConvolutionSplitSumSource ConvolutionSplitSum(const ConvolutionConfig& config);
+ConvolutionSplitSumSource ConvolutionSplitSum(
+    const ConvolutionConfig& config,
+    const GemmEpilogueSource* epilogue = nullptr);
 
 }  // namespace xla_lite::gpu
 

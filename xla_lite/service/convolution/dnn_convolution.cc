@@ -117,4 +117,16 @@ std::optional<ConvolutionCall> DnnConvolutionFor(
   return BackwardFilter(config);
 }
 
+std::optional<ConvolutionCall> DnnConvolutionCallFor(
+    const HloInstruction& instr, const DnnConvolutionRule& rule) {
+  if (rule.min_flops < 0 || instr.opcode() != HloOpcode::kConvolution) {
+    return std::nullopt;
+  }
+  absl::StatusOr<ConvolutionConfig> config = ConvolutionConfigFor(instr);
+  if (!config.ok() || ConvolutionFlops(*config) < rule.min_flops) {
+    return std::nullopt;
+  }
+  return DnnConvolutionFor(*config);
+}
+
 }  // namespace xla_lite::gpu

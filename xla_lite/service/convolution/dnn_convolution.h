@@ -37,6 +37,19 @@ int64_t ConvolutionFlops(const ConvolutionConfig& config);
 std::optional<se::dnn::ConvolutionCall> DnnConvolutionFor(
     const ConvolutionConfig& config);
 
+// Which convolutions run in the DNN library: none when min_flops < 0 (no
+// library, or not asked for), else those of at least min_flops that
+// DnnConvolutionFor maps. The compiler decides once, and the fusion of
+// epilogues (which the library call does not run) and the thunk emitter
+// both follow the decision.
+struct DnnConvolutionRule {
+  int64_t min_flops = -1;
+};
+// The call for convolution `instr` under `rule`, or nullopt when it stays
+// on the emitted kernels.
+std::optional<se::dnn::ConvolutionCall> DnnConvolutionCallFor(
+    const HloInstruction& instr, const DnnConvolutionRule& rule);
+
 }  // namespace xla_lite::gpu
 
 #endif  // XLA_LITE_SERVICE_CONVOLUTION_DNN_CONVOLUTION_H_

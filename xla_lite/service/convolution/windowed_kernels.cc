@@ -316,19 +316,28 @@ se::KernelSpec EmitConvolutionKernel(const ConvolutionConfig& config,
               ConvolutionHostKernel(config));
 }
 
+namespace {
+
+std::string SplitSumSource(const ConvolutionConfig& config,
+                           const std::string& name,
+                           const GemmEpilogueSource* epilogue) {
+  CHECK_GT(config.gemm.splits, 1) << config.ToString();
+  const ConvolutionSplitSumSource sum = ConvolutionSplitSum(config, epilogue);
+  return Source("convolution split-K sum", config.ToString(), name,
+                absl::StrCat("const float* __restrict__ scratch",
+                             epilogue == nullptr ? ", float* __restrict__ out"
+                                                 : epilogue->parameters),
+                config.gemm.groups * config.gemm.m * config.gemm.n,
+                std::max(config.gemm.ScratchElements(), config.out_elements),
+                sum.body, sum.definitions);
+}
+
+}  // namespace
+
 se::KernelSpec EmitConvolutionSplitSumKernel(const ConvolutionConfig& config,
                                              const std::string& name) {
-  CHECK_GT(config.gemm.splits, 1) << config.ToString();
-  const ConvolutionSplitSumSource sum = ConvolutionSplitSum(config);
-  return Spec(
-      name, 2,
-      Source("convolution split-K sum", config.ToString(), name,
-             "const float* __restrict__ scratch, float* __restrict__ "
-             "out",
-             config.gemm.groups * config.gemm.m * config.gemm.n,
-             std::max(config.gemm.ScratchElements(), config.out_elements),
-             sum.body, sum.definitions),
-      ConvolutionSplitSumHostKernel(config));
+  return Spec(name, 2, SplitSumSource(config, name, /*epilogue=*/nullptr),
+              ConvolutionSplitSumHostKernel(config));
 }
 
 se::KernelSpec EmitReduceWindowKernel(const PoolingConfig& config,
@@ -412,6 +421,60 @@ absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
   for (int i = 0; i <= arrays; ++i) kernel.arguments.push_back(i);
   std::vector<WindowedKernel> kernels;
   kernels.push_back(std::move(kernel));
+  return kernels;
+}
+
+bool TakesConvolutionEpilogue(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kConvolution) return false;
+  absl::StatusOr<ConvolutionConfig> config = ConvolutionConfigFor(instr);
+  return config.ok() && config->gemm.tiled &&
+         config->type == PrimitiveType::F32;
+}
+
+absl::StatusOr<std::vector<EmittedKernel>> EmitConvolutionWithEpilogue(
+    const HloInstruction& instr, std::shared_ptr<const KernelProgram> epilogue,
+    const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,
+    const BufferAllocation::Slice* scratch,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs,
+    const std::string& name) {
+  ASSIGN_OR_RETURN(ConvolutionConfig config, ConvolutionConfigFor(instr));
+  CHECK(TakesConvolutionEpilogue(instr)) << name << ": " << config.ToString();
+  const bool split = config.gemm.splits > 1;
+  CHECK(!split || scratch != nullptr) << name << ": split-K needs its scratch";
+  std::vector<EmittedKernel> kernels;
+  ProductKernel product;
+  product.product_elements = config.out_elements;
+  if (split) {
+    // The partial sums as usual; the epilogue takes the sum of the splits.
+    EmittedKernel partials;
+    partials.spec = EmitConvolutionKernel(config, name);
+    partials.launch_dimensions = ConvolutionGemmLaunchDimensions(config);
+    partials.arguments = {lhs, rhs, *scratch};
+    partials.written = {false, false, true};
+    kernels.push_back(std::move(partials));
+    const std::string sum = absl::StrCat(name, "_sum");
+    product.operand_names = {"scratch"};
+    product.operands = {*scratch};
+    product.source = [config, sum](const GemmEpilogueSource& source) {
+      return SplitSumSource(config, sum, &source);
+    };
+    product.host_product = ConvolutionSplitSumHostKernel(config);
+    product.launch_dimensions = WindowedLaunchDimensions(
+        config.gemm.groups * config.gemm.m * config.gemm.n);
+    kernels.push_back(EmitProductWithEpilogue(product, std::move(epilogue),
+                                              inputs, outputs, sum));
+    return kernels;
+  }
+  product.operand_names = {"lhs", "rhs"};
+  product.operands = {lhs, rhs};
+  product.source = [config, name](const GemmEpilogueSource& source) {
+    return ConvolutionGemmSource(config, name, &source);
+  };
+  product.host_product = ConvolutionHostKernel(config);
+  product.launch_dimensions = ConvolutionGemmLaunchDimensions(config);
+  kernels.push_back(EmitProductWithEpilogue(product, std::move(epilogue),
+                                            inputs, outputs, name));
   return kernels;
 }
 

@@ -1,13 +1,16 @@
 #ifndef XLA_LITE_SERVICE_CONVOLUTION_WINDOWED_KERNELS_H_
 #define XLA_LITE_SERVICE_CONVOLUTION_WINDOWED_KERNELS_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "stream_executor/kernel.h"
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/service/convolution/windowed_config.h"
+#include "xla_lite/service/kernel_emitter.h"
 
 namespace xla_lite::gpu {
 
@@ -58,6 +61,22 @@ struct WindowedKernel {
 // not take (windowed_config.h).
 absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
     const HloInstruction& instr, const std::string& name);
+// Whether convolution `instr`'s kernels can hand each result element to an
+// epilogue (EmitConvolutionWithEpilogue): f32 on the tiled kernel.
+bool TakesConvolutionEpilogue(const HloInstruction& instr);
+
+// The kernels of convolution `instr` (TakesConvolutionEpilogue) as
+// EmitWindowedKernels emits them, the last handing each result element to
+// `epilogue` instead of storing it (EmitProductWithEpilogue): the tiled
+// kernel itself, or with split-K (`scratch` then names the scratch) the
+// sum of the splits.
+absl::StatusOr<std::vector<EmittedKernel>> EmitConvolutionWithEpilogue(
+    const HloInstruction& instr, std::shared_ptr<const KernelProgram> epilogue,
+    const BufferAllocation::Slice& lhs, const BufferAllocation::Slice& rhs,
+    const BufferAllocation::Slice* scratch,
+    absl::Span<const BufferAllocation::Slice> inputs,
+    absl::Span<const BufferAllocation::Slice> outputs, const std::string& name);
+
 // The scratch bytes EmitWindowedKernels' kernels need for `instr` (0 for
 // none), or the error it would return, without emitting anything.
 absl::StatusOr<int64_t> WindowedScratchBytes(const HloInstruction& instr);

@@ -206,6 +206,32 @@ std::string FloatConstant(const char* name, float value) {
 
 }  // namespace
 
+const char kStoreRunSource[] = R"(
+#ifndef XL_STORE_RUN
+#define XL_STORE_RUN
+template <int kCount>
+__device__ __forceinline__ void xl_store_run(float* p, const float* v) {
+  const unsigned long long address = (unsigned long long)p;
+  if (kCount == 4 && address % 16 == 0) {
+    float4 x;
+    x.x = v[0];
+    x.y = v[1];
+    x.z = v[2];
+    x.w = v[3];
+    *reinterpret_cast<float4*>(p) = x;
+  } else if (kCount == 2 && address % 8 == 0) {
+    float2 x;
+    x.x = v[0];
+    x.y = v[1];
+    *reinterpret_cast<float2*>(p) = x;
+  } else {
+#pragma unroll
+    for (int q = 0; q < kCount; ++q) p[q] = v[q];
+  }
+}
+#endif  // XL_STORE_RUN
+)";
+
 const char kGemmTileProductSource[] = R"(#pragma unroll
         for (int kk = 0; kk < kTileK; ++kk) {
           float a[kRowsPerThread], b[kColsPerThread];

@@ -23,9 +23,17 @@ extern const char kAwaitProducersSource[];
 // (kThreadsX) apart from ty (tx), one rounding per multiply and add.
 extern const char kGemmTileProductSource[];
 
+// xl_store_run<n>(p, v): p[0..n) = v[0..n), in one vector store where p
+// is aligned to it (n of 2 or 4), element by element otherwise. Defined
+// once however often a source includes it.
+extern const char kStoreRunSource[];
+
 // What a fused elementwise epilogue adds to the kernel: the product is
 // handed to `function`(index, value<arguments>) instead of being stored,
-// where index is the element's row-major index in the output.
+// where index is the element's row-major index in the output; or a run
+// of n adjacent elements from an index aligned to n (n of 1, 2 or 4) to
+// `function`_run<n>(index, values<arguments>), which stores each f32
+// output with xl_store_run.
 struct GemmEpilogueSource {
   std::string definitions;  // Device code before the kernel; defines function.
   std::string function;
