@@ -1,0 +1,594 @@
+#include "xla_lite/service/cuda_program_emitter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "glog/logging.h"
+#include "xla_lite/primitive_util.h"
+#include "xla_lite/service/elemental_scalar_ops.h"
+
+namespace xla_lite::gpu::cuda_internal {
+namespace {
+
+// The C type a value is computed in: f32, bf16 and f16 in float (16-bit
+// results rounded after every op), s32 in int, pred in bool.
+const char* ComputeType(PrimitiveType type) {
+  if (primitive_util::IsFloatingPointType(type)) return "float";
+  return type == PrimitiveType::PRED ? "bool" : "int";
+}
+
+std::string Round(PrimitiveType type, const std::string& e) {
+  if (type == PrimitiveType::BF16) {
+    return absl::StrCat("xl_round_to_bf16(", e, ")");
+  }
+  if (type == PrimitiveType::F16) {
+    return absl::StrCat("xl_round_to_f16(", e, ")");
+  }
+  return e;
+}
+
+// Kernel parameter `p`: "const float* __restrict__ p0".
+
+// A call of `function` (elemental_scalar_ops.inc), its result rounded to
+// `type`.
+std::string CallExpr(const ScalarFunction& function, PrimitiveType type,
+                     const std::vector<std::string>& arguments) {
+  return Round(type, absl::StrCat(function.name, "(",
+                                  absl::StrJoin(arguments, ", "), ")"));
+}
+
+std::string LoadExpr(PrimitiveType type, const std::string& element) {
+  switch (type) {
+    case PrimitiveType::BF16:
+      return absl::StrCat("xl_bf16_to_f32(", element, ")");
+    case PrimitiveType::F16:
+      return absl::StrCat("xl_f16_to_f32(", element, ")");
+    case PrimitiveType::PRED:
+      return absl::StrCat("(", element, " != 0)");
+    default:
+      return element;
+  }
+}
+
+std::string StoreExpr(PrimitiveType type, const std::string& value) {
+  switch (type) {
+    case PrimitiveType::BF16:
+      return absl::StrCat("xl_f32_to_bf16(", value, ")");
+    case PrimitiveType::F16:
+      return absl::StrCat("xl_f32_to_f16(", value, ")");
+    case PrimitiveType::PRED:
+      return absl::StrCat("(unsigned char)(", value, " ? 1 : 0)");
+    default:
+      return value;
+  }
+}
+
+std::string FloatLiteral(double value) {
+  float f = static_cast<float>(value);
+  if (std::isnan(f)) return "__uint_as_float(0x7fc00000u)";
+  if (std::isinf(f)) {
+    return f > 0 ? "__uint_as_float(0x7f800000u)"
+                 : "__uint_as_float(0xff800000u)";
+  }
+  std::string text = absl::StrFormat("%.9g", f);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return absl::StrCat("(", text, "f)");
+}
+
+std::string ConstantExpr(const ExprOp& op) {
+  if (primitive_util::IsFloatingPointType(op.type)) {
+    return FloatLiteral(op.value);
+  }
+  if (op.type == PrimitiveType::PRED) return op.value != 0 ? "true" : "false";
+  int32_t v = static_cast<int32_t>(op.value);
+  if (v == INT32_MIN) return "(-2147483647 - 1)";
+  return absl::StrCat("(", v, ")");
+}
+
+const char* CompareOperator(ComparisonDirection direction) {
+  switch (direction) {
+    case ComparisonDirection::kEq:
+      return "==";
+    case ComparisonDirection::kNe:
+      return "!=";
+    case ComparisonDirection::kLt:
+      return "<";
+    case ComparisonDirection::kLe:
+      return "<=";
+    case ComparisonDirection::kGt:
+      return ">";
+    case ComparisonDirection::kGe:
+      return ">=";
+  }
+  return "==";
+}
+
+std::string ConvertExpr(PrimitiveType from, PrimitiveType to,
+                        const std::string& a) {
+  if (to == PrimitiveType::PRED) {
+    return primitive_util::IsFloatingPointType(from)
+               ? absl::StrCat("(", a, " != 0.0f)")
+               : absl::StrCat("(", a, " != 0)");
+  }
+  if (primitive_util::IsFloatingPointType(to)) {
+    if (from == PrimitiveType::PRED) {
+      return absl::StrCat("(", a, " ? 1.0f : 0.0f)");
+    }
+    return Round(to, primitive_util::IsFloatingPointType(from)
+                         ? a
+                         : absl::StrCat("(float)", a));
+  }
+  if (primitive_util::IsFloatingPointType(from)) {
+    return absl::StrCat("xl_f32_to_s32(", a, ")");
+  }
+  return absl::StrCat("(int)", a);
+}
+
+// Coordinate `dim` of a linear index `index` over `dims`.
+std::string CoordinateExpr(const std::string& index,
+                           const std::vector<int64_t>& dims, int64_t dim) {
+  if (dims[dim] == 1) return "0";
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  std::string e = index;
+  if (strides[dim] != 1) e = absl::StrCat("(", e, " / ", strides[dim], ")");
+  if (dim != 0) e = absl::StrCat("(", e, " % ", dims[dim], ")");
+  return e;
+}
+
+std::string RemapExpr(const IndexRemap& remap,
+                      const std::vector<std::string>& sources) {
+  std::vector<int64_t> strides = RowMajorStrides(remap.target);
+  std::vector<std::string> terms;
+  int64_t constant = 0;
+  for (int64_t t = 0; t < remap.target.size(); ++t) {
+    const IndexRemap::Dim& d = remap.dims[t];
+    if (!d.IsAffine()) {
+      // Signed, then clamped into the target: see IndexRemap::Dim.
+      std::string c = d.source < 0
+                          ? "0"
+                          : CoordinateExpr(sources[d.source],
+                                           remap.sources[d.source], d.dim);
+      terms.push_back(absl::StrCat(
+          "(idx_t)xl_clamp_coordinate((long long)", c, " * ", d.scale, " + ",
+          d.offset, "LL, ", d.divisor, "LL, ", d.limit, "LL) * ", strides[t]));
+      continue;
+    }
+    constant += d.offset * strides[t];
+    if (d.source < 0) continue;
+    std::string c =
+        CoordinateExpr(sources[d.source], remap.sources[d.source], d.dim);
+    if (c == "0") continue;
+    int64_t factor = d.scale * strides[t];
+    if (factor == 1) {
+      terms.push_back(c);
+    } else if (factor > 0) {
+      terms.push_back(absl::StrCat(c, " * ", factor));
+    } else {
+      // Reversed dimensions: the offset makes the total non-negative.
+      terms.push_back(absl::StrCat("(idx_t)0 - ", c, " * ", -factor));
+    }
+  }
+  if (constant != 0 || terms.empty()) terms.push_back(absl::StrCat(constant));
+  return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}
+
+// The coordinate tests of kIndexInBounds, in signed arithmetic.
+std::string InBoundsExpr(const IndexBounds& bounds, const std::string& index) {
+  std::vector<std::string> tests;
+  for (const IndexBounds::Bound& b : bounds.bounds) {
+    std::string c =
+        absl::StrCat("(long long)", CoordinateExpr(index, bounds.dims, b.dim));
+    tests.push_back(
+        absl::StrCat(c, " >= ", b.lo, "LL && ", c, " < ", b.hi, "LL"));
+    if (b.stride != 1) {
+      tests.push_back(
+          absl::StrCat("(", c, " - ", b.lo, "LL) % ", b.stride, "LL == 0"));
+    }
+  }
+  if (tests.empty()) return "true";
+  return absl::StrCat("(", absl::StrJoin(tests, " && "), ")");
+}
+
+}  // namespace
+
+std::string ParameterDeclaration(const KernelParameters& parameters, int p) {
+  return absl::StrCat(parameters.written[p] ? "" : "const ",
+                      primitive_util::CudaStorageTypeName(parameters.types[p]),
+                      "* __restrict__ p", p);
+}
+
+std::string ProgramEmitter::Name(int id) const {
+  const ExprOp& op = program_.op(id);
+  if (op.kind == ExprKind::kIndex) return "i";
+  if (op.kind == ExprKind::kReduceIndex) return "r";
+  return absl::StrCat(op.IsIndex() ? "x" : "v", id);
+}
+
+void ProgramEmitter::EmitOps(const std::vector<int>& ids,
+                             const std::string& indent,
+                             std::string* out) const {
+  for (int id : ids) {
+    std::string statement = Statement(id);
+    if (!statement.empty()) absl::StrAppend(out, indent, statement, "\n");
+  }
+}
+
+std::string ProgramEmitter::Signature(const std::string& name) const {
+  std::vector<std::string> params;
+  for (int p = 0; p < parameters_.count(); ++p) {
+    params.push_back(ParameterDeclaration(parameters_, p));
+  }
+  return absl::StrCat("extern \"C\" __global__ void ", name, "(",
+                      absl::StrJoin(params, ", "), ")");
+}
+
+std::string ProgramEmitter::Store(int output, const std::string& value,
+                                  const std::string& index) const {
+  const KernelOutput& out = program_.outputs()[output];
+  return absl::StrCat("p", parameters_.output_param[output], "[", index,
+                      "] = ", StoreExpr(out.buffer.type, value), ";");
+}
+
+void ProgramEmitter::HalvePartials(int64_t valid, const std::string& lane,
+                                   const std::string& prefix,
+                                   const std::string& suffix,
+                                   std::string* body) const {
+  auto at = [&](const std::string& index) {
+    return absl::StrCat(prefix, index, suffix);
+  };
+  while (valid > 1) {
+    int64_t half = 1;
+    while (half * 2 < valid) half *= 2;
+    absl::StrAppend(body, "    if (", lane, " < ", valid - half, ") ", at(lane),
+                    " = ",
+                    Reduce(at(lane), at(absl::StrCat(lane, " + ", half))),
+                    ";\n    __syncthreads();\n");
+    valid = half;
+  }
+}
+
+std::string ProgramEmitter::Reduce(const std::string& a,
+                                   const std::string& b) const {
+  return CallExpr(program_.reducer_function(),
+                  program_.op(program_.value_op()).type, {a, b});
+}
+
+std::string ProgramEmitter::Statement(int id) const {
+  const ExprOp& op = program_.op(id);
+  auto in = [&](int k) { return Name(op.operands[k]); };
+  auto type_of = [&](int k) { return program_.op(op.operands[k]).type; };
+  std::string e;
+  switch (op.kind) {
+    case ExprKind::kIndex:
+    case ExprKind::kReduceIndex:
+    case ExprKind::kReducedValue:  // Defined by the reduction itself.
+      return "";
+    case ExprKind::kIndexRemap: {
+      std::vector<std::string> sources;
+      for (int k = 0; k < op.operands.size(); ++k) sources.push_back(in(k));
+      return absl::StrCat("const idx_t ", Name(id), " = ",
+                          RemapExpr(op.remap, sources), ";");
+    }
+    case ExprKind::kDynamicIndex: {
+      std::vector<std::string> terms = {in(0)};
+      for (int k = 0; k < op.dynamic.size(); ++k) {
+        terms.push_back(absl::StrCat("(idx_t)xl_clamp_start(", in(k + 1), ", ",
+                                     op.dynamic[k].max, ") * ",
+                                     op.dynamic[k].factor));
+      }
+      return absl::StrCat("const idx_t ", Name(id), " = ",
+                          absl::StrJoin(terms, " + "), ";");
+    }
+    case ExprKind::kDynamicInBounds: {
+      std::vector<std::string> tests;
+      for (int k = 0; k < op.dynamic.size(); ++k) {
+        tests.push_back(absl::StrCat("(", in(k), " >= 0 && ", in(k),
+                                     " <= ", op.dynamic[k].max, ")"));
+      }
+      e = tests.empty() ? "true"
+                        : absl::StrCat("(", absl::StrJoin(tests, " && "), ")");
+      break;
+    }
+    case ExprKind::kIndexInBounds:
+      e = InBoundsExpr(op.bounds, in(0));
+      break;
+    case ExprKind::kLoad:
+      e = LoadExpr(op.type, absl::StrCat("p", parameters_.input_param[op.input],
+                                         "[", in(0), "]"));
+      break;
+    case ExprKind::kConstant:
+      e = ConstantExpr(op);
+      break;
+    case ExprKind::kIndexToValue:
+      e = ConvertExpr(PrimitiveType::S32, op.type,
+                      absl::StrCat("(int)", in(0)));
+      break;
+    case ExprKind::kUnary:
+    case ExprKind::kBinary: {
+      std::vector<std::string> arguments;
+      for (int k = 0; k < op.operands.size(); ++k) arguments.push_back(in(k));
+      e = CallExpr(*op.function, op.type, arguments);
+      break;
+    }
+    case ExprKind::kCompare:
+      e = absl::StrCat("(", in(0), " ", CompareOperator(op.direction), " ",
+                       in(1), ")");
+      break;
+    case ExprKind::kSelect:
+      e = absl::StrCat("(", in(0), " ? ", in(1), " : ", in(2), ")");
+      break;
+    case ExprKind::kConvert:
+      e = ConvertExpr(type_of(0), op.type, in(0));
+      break;
+  }
+  return absl::StrCat("const ", ComputeType(op.type), " ", Name(id), " = ", e,
+                      ";");
+}
+
+std::string ProgramEmitter::LoopBody() const {
+  int64_t n = program_.MaxOutputElements();
+  std::string body = absl::StrCat(
+      "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ", n,
+      "; i += (idx_t)gridDim.x * blockDim.x) {\n");
+  // Outputs of one size share their ops; a smaller size is guarded.
+  std::map<int64_t, std::vector<int>, std::greater<int64_t>> groups;
+  for (int k = 0; k < program_.outputs().size(); ++k) {
+    groups[program_.outputs()[k].buffer.element_count].push_back(k);
+  }
+  for (const auto& [count, outputs] : groups) {
+    bool guarded = count < n;
+    std::string indent = guarded ? "      " : "    ";
+    absl::StrAppend(&body, guarded
+                               ? absl::StrCat("    if (i < ", count, ") {\n")
+                               : "    {\n");
+    std::vector<int> roots;
+    for (int k : outputs) roots.push_back(program_.outputs()[k].op);
+    EmitOps(program_.Closure(roots), indent, &body);
+    for (int k : outputs) {
+      absl::StrAppend(&body, indent,
+                      Store(k, Name(program_.outputs()[k].op), "i"), "\n");
+    }
+    absl::StrAppend(&body, "    }\n");
+  }
+  absl::StrAppend(&body, "  }\n");
+  return body;
+}
+
+namespace {
+
+// Combines `value` into output 0 at `target`, atomically: several updates
+// may land on one element, in no defined order.
+std::string ScatterCombine(const KernelProgram& program,
+                           const KernelParameters& parameters,
+                           const std::string& value,
+                           const std::string& target) {
+  const PrimitiveType type = program.outputs()[0].buffer.type;
+  const std::string element =
+      absl::StrCat("p", parameters.output_param[0], "[", target, "]");
+  const ScalarFunction* combiner = program.combiner();
+  if (combiner == nullptr) {
+    return absl::StrCat(element, " = ", StoreExpr(type, value), ";");
+  }
+  const HloOpcode opcode = program.combiner_opcode();
+  if (type == PrimitiveType::PRED) {
+    // Idempotent stores: or-like combiners only ever set, and-like clear.
+    const bool sets = opcode == HloOpcode::kAdd || opcode == HloOpcode::kOr ||
+                      opcode == HloOpcode::kMaximum;
+    return sets ? absl::StrCat("if (", value, ") ", element, " = 1;")
+                : absl::StrCat("if (!", value, ") ", element, " = 0;");
+  }
+  if (opcode == HloOpcode::kAdd &&
+      (type == PrimitiveType::F32 || type == PrimitiveType::S32)) {
+    return absl::StrCat("atomicAdd(&", element, ", ", value, ");");
+  }
+  if (type == PrimitiveType::S32 &&
+      (opcode == HloOpcode::kMaximum || opcode == HloOpcode::kMinimum)) {
+    return absl::StrCat(
+        opcode == HloOpcode::kMaximum ? "atomicMax(&" : "atomicMin(&", element,
+        ", ", value, ");");
+  }
+  const std::string combined =
+      CallExpr(*combiner, type, {LoadExpr(type, "old_value"), value});
+  if (type == PrimitiveType::F32 || type == PrimitiveType::S32) {
+    const bool is_float = type == PrimitiveType::F32;
+    return absl::StrCat(
+        "unsigned int* word = (unsigned int*)&", element, ";\n",
+        "        unsigned int seen = *word, assumed;\n",
+        "        do {\n          assumed = seen;\n", "          const ",
+        is_float ? "float" : "int",
+        " old_value = ", is_float ? "__uint_as_float(assumed)" : "(int)assumed",
+        ";\n", "          const ", ComputeType(type), " next = ", combined,
+        ";\n", "          seen = atomicCAS(word, assumed, ",
+        is_float ? "__float_as_uint(next)" : "(unsigned int)next", ");\n",
+        "        } while (seen != assumed);");
+  }
+  // 16-bit floats: a compare-and-swap of the aligned 32-bit word holding
+  // the element, the other half written back as it was.
+  return absl::StrCat(
+      "unsigned long long address = (unsigned long long)&", element, ";\n",
+      "        unsigned int* word = (unsigned int*)(address & ~3ull);\n",
+      "        const unsigned int shift = (address & 2ull) ? 16u : 0u;\n",
+      "        unsigned int seen = *word, assumed;\n",
+      "        do {\n          assumed = seen;\n",
+      "          const unsigned short old_value = (unsigned short)(assumed >> "
+      "shift);\n",
+      "          const unsigned int next = ", StoreExpr(type, combined), ";\n",
+      "          seen = atomicCAS(word, assumed, (assumed & ~(0xffffu << "
+      "shift)) "
+      "| (next << shift));\n",
+      "        } while (seen != assumed);");
+}
+
+}  // namespace
+
+std::string ProgramEmitter::ScatterBody() const {
+  const int value = program_.outputs()[0].op;
+  std::string body = absl::StrCat(
+      "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
+      program_.update_elements(), "; i += (idx_t)gridDim.x * blockDim.x) {\n");
+  EmitOps(program_.Closure({value, program_.scatter_target_op(),
+                            program_.scatter_valid_op()}),
+          "    ", &body);
+  absl::StrAppend(&body, "    if (", Name(program_.scatter_valid_op()),
+                  ") {\n      ",
+                  ScatterCombine(program_, parameters_, Name(value),
+                                 Name(program_.scatter_target_op())),
+                  "\n    }\n  }\n");
+  return body;
+}
+
+ProgramEmitter::ReduceParts ProgramEmitter::SplitReduce() const {
+  std::vector<bool> inner = program_.InnerOps();
+  std::vector<bool> epilogue = program_.EpilogueOps();
+  ReduceParts parts;
+  for (int id : program_.Closure({program_.init_op(), program_.value_op(),
+                                  program_.outputs()[0].op})) {
+    if (program_.op(id).kind == ExprKind::kReducedValue) {
+      parts.reduced = id;
+    } else if (epilogue[id]) {
+      parts.epilogue.push_back(id);
+    } else {
+      (inner[id] ? parts.inner : parts.outer).push_back(id);
+    }
+  }
+  return parts;
+}
+
+std::string ProgramEmitter::FinishReduce(const ReduceParts& parts,
+                                         const std::string& acc_expr,
+                                         const std::string& indent) const {
+  std::string text;
+  if (parts.reduced >= 0) {
+    absl::StrAppend(&text, indent, "const ",
+                    ComputeType(program_.op(program_.value_op()).type), " ",
+                    Name(parts.reduced), " = ", acc_expr, ";\n");
+  }
+  EmitOps(parts.epilogue, indent, &text);
+  absl::StrAppend(&text, indent, Store(0, Name(program_.outputs()[0].op), "i"),
+                  "\n");
+  return text;
+}
+
+std::string ProgramEmitter::ReduceOutput(const ReduceParts& parts,
+                                         const std::string& indent) const {
+  const int value = program_.value_op();
+  const PrimitiveType type = program_.op(value).type;
+  std::string body;
+  EmitOps(parts.outer, indent, &body);
+  absl::StrAppend(&body, indent, ComputeType(type),
+                  " acc = ", Name(program_.init_op()), ";\n", indent,
+                  "for (idx_t r = 0; r < ", program_.reduced_elements(),
+                  "; ++r) {\n");
+  EmitOps(parts.inner, indent + "  ", &body);
+  absl::StrAppend(&body, indent, "  acc = ", Reduce("acc", Name(value)), ";\n",
+                  indent, "}\n", FinishReduce(parts, "acc", indent));
+  return body;
+}
+
+std::string ProgramEmitter::ReduceRow() const {
+  return absl::StrCat("    {\n      const idx_t i = row;\n",
+                      ReduceOutput(SplitReduce(), "      "), "    }\n");
+}
+
+std::string ProgramEmitter::LoopRow(int64_t row_length) const {
+  std::string body =
+      absl::StrCat("    for (idx_t j = 0; j < ", row_length, "; ++j) {\n",
+                   "      const idx_t i = row * ", row_length, " + j;\n");
+  std::vector<int> roots;
+  for (const KernelOutput& output : program_.outputs()) {
+    roots.push_back(output.op);
+  }
+  EmitOps(program_.Closure(roots), "      ", &body);
+  for (int k = 0; k < program_.outputs().size(); ++k) {
+    absl::StrAppend(&body, "      ",
+                    Store(k, Name(program_.outputs()[k].op), "i"), "\n");
+  }
+  absl::StrAppend(&body, "    }\n");
+  return body;
+}
+
+std::string ProgramEmitter::ReduceBody(
+    const ReductionStrategy& strategy) const {
+  const int64_t outputs = program_.outputs()[0].buffer.element_count;
+  const int64_t extent = program_.reduced_elements();
+  const int init = program_.init_op();
+  const int value = program_.value_op();
+  const PrimitiveType type = program_.op(value).type;
+  const ReduceParts parts = SplitReduce();
+  const char* ctype = ComputeType(type);
+  std::string body;
+  if (strategy.column) return ColumnReduceBody();
+  if (!strategy.block_per_output) {
+    absl::StrAppend(
+        &body,
+        "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < ",
+        outputs, "; i += (idx_t)gridDim.x * blockDim.x) {\n",
+        ReduceOutput(parts, "    "), "  }\n");
+    return body;
+  }
+  const int threads = strategy.threads_per_block;
+  absl::StrAppend(&body, "  __shared__ ", ctype, " partial[", threads, "];\n",
+                  "  const idx_t t = threadIdx.x;\n",
+                  "  for (idx_t i = blockIdx.x; i < ", outputs,
+                  "; i += gridDim.x) {\n");
+  EmitOps(parts.outer, "    ", &body);
+  // Each thread folds a strided share of the elements; the init value is
+  // applied once, at the end, so it need not be an identity.
+  absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
+                  "    for (idx_t r = t; r < ", extent, "; r += ", threads,
+                  ") {\n");
+  EmitOps(parts.inner, "      ", &body);
+  absl::StrAppend(&body, "      acc = r == t ? ", Name(value), " : ",
+                  Reduce("acc", Name(value)), ";\n",
+                  "    }\n    partial[t] = acc;\n    __syncthreads();\n");
+  HalvePartials(std::min<int64_t>(extent, threads), "t", "partial[", "]",
+                &body);
+  absl::StrAppend(
+      &body, "    if (t == 0) {\n",
+      FinishReduce(parts, Reduce(Name(init), "partial[0]"), "      "),
+      "    }\n    __syncthreads();\n  }\n");
+  return body;
+}
+
+// Lane x of row y holds outputs base + x; rows fold strided shares of the
+// reduced elements, then halve in shared memory. Lanes past the last output
+// compute at the last one (every index stays in bounds) and store nothing.
+std::string ProgramEmitter::ColumnReduceBody() const {
+  constexpr int kLanes = ReductionStrategy::kColumnLanes;
+  constexpr int kRows = ReductionStrategy::kColumnRows;
+  const int64_t outputs = program_.outputs()[0].buffer.element_count;
+  const int64_t extent = program_.reduced_elements();
+  const int init = program_.init_op();
+  const int value = program_.value_op();
+  const ReduceParts parts = SplitReduce();
+  const char* ctype = ComputeType(program_.op(value).type);
+  std::string body = absl::StrCat(
+      "  __shared__ ", ctype, " partial[", kRows, "][", kLanes, "];\n",
+      "  const idx_t x = threadIdx.x % ", kLanes, ", y = threadIdx.x / ",
+      kLanes, ";\n", "  for (idx_t base = (idx_t)blockIdx.x * ", kLanes,
+      "; base < ", outputs, "; base += (idx_t)gridDim.x * ", kLanes, ") {\n",
+      "    const bool live = base + x < ", outputs, ";\n",
+      "    const idx_t i = live ? base + x : ", outputs - 1, ";\n");
+  EmitOps(parts.outer, "    ", &body);
+  absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
+                  "    for (idx_t r = y; r < ", extent, "; r += ", kRows,
+                  ") {\n");
+  EmitOps(parts.inner, "      ", &body);
+  absl::StrAppend(&body, "      acc = r == y ? ", Name(value), " : ",
+                  Reduce("acc", Name(value)), ";\n",
+                  "    }\n    partial[y][x] = acc;\n    __syncthreads();\n");
+  HalvePartials(std::min<int64_t>(extent, kRows), "y", "partial[", "][x]",
+                &body);
+  absl::StrAppend(
+      &body, "    if (y == 0 && live) {\n",
+      FinishReduce(parts, Reduce(Name(init), "partial[0][x]"), "      "),
+      "    }\n    __syncthreads();\n  }\n");
+  return body;
+}
+
+}  // namespace xla_lite::gpu::cuda_internal

@@ -1,0 +1,79 @@
+#ifndef XLA_LITE_SERVICE_CUDA_PROGRAM_EMITTER_H_
+#define XLA_LITE_SERVICE_CUDA_PROGRAM_EMITTER_H_
+
+// How one KernelProgram becomes CUDA C statements over a kernel's
+// parameters: each op's C expression, and the loop, reduce, scatter and
+// row bodies. cuda_emitter's entry points (whole kernels, row kernels,
+// the epilogues of product kernels) assemble kernels from these; this is
+// not an interface of its own.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xla_lite/service/cuda_emitter.h"
+#include "xla_lite/service/kernel_program.h"
+
+namespace xla_lite::gpu::cuda_internal {
+
+// The C declaration of kernel parameter `p` ("const float* __restrict__
+// p0", say).
+std::string ParameterDeclaration(const KernelParameters& parameters, int p);
+
+class ProgramEmitter {
+ public:
+  ProgramEmitter(const KernelProgram& program,
+                 const KernelParameters& parameters)
+      : program_(program), parameters_(parameters) {}
+
+  // The C name of op `id`'s value: i (the element index), r (the reduced
+  // index), x<id> for indices, v<id> for values.
+  std::string Name(int id) const;
+  // One statement defining op `id` (empty for values defined elsewhere).
+  std::string Statement(int id) const;
+  // The statements of `ids`, each on a line of its own after `indent`.
+  void EmitOps(const std::vector<int>& ids, const std::string& indent,
+               std::string* out) const;
+  // extern "C" __global__ void name(<every parameter>).
+  std::string Signature(const std::string& name) const;
+  // Stores `value` into output `output` at `index`.
+  std::string Store(int output, const std::string& value,
+                    const std::string& index) const;
+
+  std::string LoopBody() const;
+  std::string ReduceBody(const ReductionStrategy& strategy) const;
+  std::string ColumnReduceBody() const;
+  std::string ScatterBody() const;
+  // Row kernels' stages, for the row in `row`.
+  std::string LoopRow(int64_t row_length) const;
+  std::string ReduceRow() const;
+
+ private:
+  // The reduce program's ops, split by when they run.
+  struct ReduceParts {
+    std::vector<int> outer, inner, epilogue;
+    int reduced = -1;
+  };
+  ReduceParts SplitReduce() const;
+  // One thread's whole reduction for output `i` (in scope).
+  std::string ReduceOutput(const ReduceParts& parts,
+                           const std::string& indent) const;
+  // Defines the reduced value from `acc_expr`, then the epilogue and store.
+  std::string FinishReduce(const ReduceParts& parts,
+                           const std::string& acc_expr,
+                           const std::string& indent) const;
+  // Lanes [0, valid) of `lane` hold partial results in
+  // prefix + lane + suffix; halves them until one is left, in lane 0.
+  void HalvePartials(int64_t valid, const std::string& lane,
+                     const std::string& prefix, const std::string& suffix,
+                     std::string* body) const;
+  // The reduce program's reducer applied to `a` and `b`.
+  std::string Reduce(const std::string& a, const std::string& b) const;
+
+  const KernelProgram& program_;
+  const KernelParameters& parameters_;
+};
+
+}  // namespace xla_lite::gpu::cuda_internal
+
+#endif  // XLA_LITE_SERVICE_CUDA_PROGRAM_EMITTER_H_
