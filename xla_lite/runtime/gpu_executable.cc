@@ -114,11 +114,11 @@ absl::Status RecordCompletion(se::Stream* stream,
 // it enqueued before failing may still read borrowed arguments (a
 // parameter copied into its stable buffer) or write the caller's stream.
 // Returning only once that work is done lets the caller free its buffers
-// as soon as it sees the error.
-absl::Status WaitForFailedRun(se::Stream* stream, se::Event* done,
-                              const absl::Status& failure) {
-  absl::Status waited =
-      done != nullptr ? done->Synchronize() : stream->BlockHostUntilDone();
+// as soon as it sees the error. Without `done`, RecordCompletion already
+// drained the stream.
+absl::Status WaitForFailedRun(se::Event* done, const absl::Status& failure) {
+  if (done == nullptr) return failure;
+  absl::Status waited = done->Synchronize();
   if (waited.ok()) return failure;
   return absl::Status(
       failure.code(),
@@ -276,7 +276,7 @@ absl::StatusOr<ExecutionOutput> GpuExecutable::Finish(
 
   if (!run.status.ok()) {
     ++stats->failed_executions;
-    return WaitForFailedRun(options.stream, run.done.get(), run.status);
+    return WaitForFailedRun(run.done.get(), run.status);
   }
   ++stats->executions;
   VLOG(3) << module_name_ << ": enqueued on device " << DeviceOrdinal(options)

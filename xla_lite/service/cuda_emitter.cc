@@ -232,10 +232,10 @@ std::string EpilogueRunFunction(const KernelProgram& program,
 
 }  // namespace
 
-GemmEpilogueSource EmitCudaEpilogue(const KernelProgram& program,
-                                    const KernelParameters& parameters,
-                                    absl::Span<const std::string> operands,
-                                    const std::string& function) {
+EpilogueSource EmitCudaEpilogue(const KernelProgram& program,
+                                const KernelParameters& parameters,
+                                absl::Span<const std::string> operands,
+                                const std::string& function) {
   CHECK(program.kind() == KernelProgram::Kind::kLoop) << function;
   ProgramEmitter emitter(program, parameters);
   int value = -1;
@@ -245,7 +245,7 @@ GemmEpilogueSource EmitCudaEpilogue(const KernelProgram& program,
   CHECK_GE(value, 0) << function << ": an epilogue reads the product";
   std::vector<std::string> params = {
       absl::StrCat("idx_t i, float ", emitter.Name(value))};
-  GemmEpilogueSource source;
+  EpilogueSource source;
   for (int p = 0; p < parameters.count(); ++p) {
     std::string param = ParameterDeclaration(parameters, p);
     params.push_back(param);

@@ -64,10 +64,10 @@ se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows);
 // program over the product whose kReducedValue is that element. The first
 // parameters are the kernel's own operands, which its source names
 // `operands` (lhs and rhs, say); the others become kernel parameters.
-GemmEpilogueSource EmitCudaEpilogue(const KernelProgram& program,
-                                    const KernelParameters& parameters,
-                                    absl::Span<const std::string> operands,
-                                    const std::string& function);
+EpilogueSource EmitCudaEpilogue(const KernelProgram& program,
+                                const KernelParameters& parameters,
+                                absl::Span<const std::string> operands,
+                                const std::string& function);
 
 }  // namespace xla_lite::gpu
 

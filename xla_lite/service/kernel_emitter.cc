@@ -154,7 +154,7 @@ EmittedKernel EmitProductWithEpilogue(
       WithSharedTypes(ProgramParameters(*epilogue, inputs, outputs, name,
                                         shared, kernel.arguments),
                       shared);
-  GemmEpilogueSource source =
+  EpilogueSource source =
       EmitCudaEpilogue(*epilogue, parameters, product.operand_names,
                        absl::StrCat(name, "_epilogue"));
   kernel.written = parameters.written;
@@ -192,7 +192,7 @@ EmittedKernel EmitGemmWithEpilogue(
   ProductKernel product;
   product.operand_names = {"lhs", "rhs"};
   product.operands = {lhs, rhs};
-  product.source = [config, tiling, name](const GemmEpilogueSource& source) {
+  product.source = [config, tiling, name](const EpilogueSource& source) {
     return GemmKernelSource(config, tiling, name, &source);
   };
   product.host_product = GemmHostKernel(config);

@@ -43,7 +43,7 @@ struct ProductKernel {
   std::vector<std::string> operand_names;
   std::vector<BufferAllocation::Slice> operands;
   // The CUDA C of the kernel calling `epilogue` for each element.
-  std::function<std::string(const GemmEpilogueSource& epilogue)> source;
+  std::function<std::string(const EpilogueSource& epilogue)> source;
   // The host closure computing the product from args (the operands, then
   // the product's address, of product_elements floats).
   se::HostKernelFn host_product;

@@ -321,12 +321,9 @@ std::string OutputIndex(const ConvolutionConfig& c,
                       c.out_feature_stride);
 }
 
-// Stores `value`, the result at (row, feature), into out, or hands it to
-// the epilogue at its row-major index.
-std::string StoreResult(const ConvolutionConfig& c, const std::string& feature,
-                        const std::string& value,
-                        const GemmEpilogueSource* epilogue) {
-  const std::string index = OutputIndex(c, feature);
+// Stores `value` into out at `index`, or hands it to the epilogue there.
+std::string StoreElement(const std::string& index, const std::string& value,
+                         const EpilogueSource* epilogue) {
   if (epilogue == nullptr) return absl::StrCat("out[", index, "] = ", value);
   return absl::StrCat(epilogue->function, "(", index, ", ", value,
                       epilogue->arguments, ")");
@@ -348,12 +345,11 @@ bool StoresRuns(const ConvolutionConfig& c) {
 // Stores the register block, into out (the scratch for split-K) or
 // through the epilogue.
 std::string StoreTile(const ConvolutionConfig& c,
-                      const GemmEpilogueSource* epilogue) {
-  const bool split = c.gemm.splits > 1;
+                      const EpilogueSource* epilogue) {
+  const std::string index =
+      c.gemm.splits > 1 ? "((split * kGroups + group) * kM + row) * kN + col"
+                        : OutputIndex(c, "f0 + col");
   if (StoresRuns(c)) {
-    const std::string index =
-        split ? "((split * kGroups + group) * kM + row) * kN + col"
-              : OutputIndex(c, "f0 + col");
     const std::string store =
         epilogue == nullptr
             ? absl::StrCat("xl_store_run<kColsPerThread>(out + ", index,
@@ -367,10 +363,6 @@ std::string StoreTile(const ConvolutionConfig& c,
         if (row < kM && col < kN) )",
                         store, ";\n      }");
   }
-  const std::string store =
-      split ? "out[((split * kGroups + group) * kM + row) * kN + col] = "
-              "acc[r][c]"
-            : StoreResult(c, "f0 + col", "acc[r][c]", epilogue);
   return absl::StrCat(R"(#pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
 #pragma unroll
@@ -378,14 +370,15 @@ std::string StoreTile(const ConvolutionConfig& c,
           const int row = row0 + ty * kRowsPerThread + r;
           const int col = col0 + tx * kColsPerThread + c;
           if (row < kM && col < kN) )",
-                      store, ";\n        }\n      }");
+                      StoreElement(index, "acc[r][c]", epilogue),
+                      ";\n        }\n      }");
 }
 
 }  // namespace
 
 std::string ConvolutionGemmSource(const ConvolutionConfig& c,
                                   const std::string& entry,
-                                  const GemmEpilogueSource* epilogue) {
+                                  const EpilogueSource* epilogue) {
   const ConvolutionGemm& g = c.gemm;
   CHECK(g.tiled && g.tiling.IsValid()) << c.ToString();
   CHECK(epilogue == nullptr || g.splits == 1)
@@ -445,8 +438,8 @@ se::LaunchDimensions ConvolutionGemmLaunchDimensions(
   return GemmLaunchDimensionsFor(shape, c.gemm.tiling);
 }
 
-ConvolutionSplitSumSource ConvolutionSplitSum(
-    const ConvolutionConfig& c, const GemmEpilogueSource* epilogue) {
+ConvolutionSplitSumSource ConvolutionSplitSum(const ConvolutionConfig& c,
+                                              const EpilogueSource* epilogue) {
   const ConvolutionGemm& g = c.gemm;
   ConvolutionSplitSumSource source;
   source.definitions = RowFunctions(c);
@@ -460,7 +453,8 @@ ConvolutionSplitSumSource ConvolutionSplitSum(
       "    for (int s = 0; s < ", g.splits,
       "; ++s) acc = acc + scratch[(long long)s * ", g.groups * mn,
       " + o];\n    ",
-      StoreResult(c, absl::StrCat("group * ", g.n, " + col"), "acc", epilogue),
+      StoreElement(OutputIndex(c, absl::StrCat("group * ", g.n, " + col")),
+                   "acc", epilogue),
       ";");
   return source;
 }

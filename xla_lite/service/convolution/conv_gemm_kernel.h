@@ -26,7 +26,7 @@ namespace xla_lite::gpu {
 // split-K), `out` gives way to its parameters and each result goes to it.
 std::string ConvolutionGemmSource(const ConvolutionConfig& config,
                                   const std::string& entry,
-                                  const GemmEpilogueSource* epilogue = nullptr);
+                                  const EpilogueSource* epilogue = nullptr);
 // One block per tile along n (x), m (y) and group x split (z).
 se::LaunchDimensions ConvolutionGemmLaunchDimensions(
     const ConvolutionConfig& config);
@@ -40,8 +40,7 @@ struct ConvolutionSplitSumSource {
   std::string body;
 };
 ConvolutionSplitSumSource ConvolutionSplitSum(
-    const ConvolutionConfig& config,
-    const GemmEpilogueSource* epilogue = nullptr);
+    const ConvolutionConfig& config, const EpilogueSource* epilogue = nullptr);
 
 }  // namespace xla_lite::gpu
 

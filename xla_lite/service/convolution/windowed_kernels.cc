@@ -320,7 +320,7 @@ namespace {
 
 std::string SplitSumSource(const ConvolutionConfig& config,
                            const std::string& name,
-                           const GemmEpilogueSource* epilogue) {
+                           const EpilogueSource* epilogue) {
   CHECK_GT(config.gemm.splits, 1) << config.ToString();
   const ConvolutionSplitSumSource sum = ConvolutionSplitSum(config, epilogue);
   return Source("convolution split-K sum", config.ToString(), name,
@@ -426,9 +426,9 @@ absl::StatusOr<std::vector<WindowedKernel>> EmitWindowedKernels(
 
 bool TakesConvolutionEpilogue(const HloInstruction& instr) {
   if (instr.opcode() != HloOpcode::kConvolution) return false;
+  // ConvolutionConfigFor takes f32 only, which the epilogue needs.
   absl::StatusOr<ConvolutionConfig> config = ConvolutionConfigFor(instr);
-  return config.ok() && config->gemm.tiled &&
-         config->type == PrimitiveType::F32;
+  return config.ok() && config->gemm.tiled;
 }
 
 absl::StatusOr<std::vector<EmittedKernel>> EmitConvolutionWithEpilogue(
@@ -439,7 +439,7 @@ absl::StatusOr<std::vector<EmittedKernel>> EmitConvolutionWithEpilogue(
     absl::Span<const BufferAllocation::Slice> outputs,
     const std::string& name) {
   ASSIGN_OR_RETURN(ConvolutionConfig config, ConvolutionConfigFor(instr));
-  CHECK(TakesConvolutionEpilogue(instr)) << name << ": " << config.ToString();
+  CHECK(config.gemm.tiled) << name << ": " << config.ToString();
   const bool split = config.gemm.splits > 1;
   CHECK(!split || scratch != nullptr) << name << ": split-K needs its scratch";
   std::vector<EmittedKernel> kernels;
@@ -456,7 +456,7 @@ absl::StatusOr<std::vector<EmittedKernel>> EmitConvolutionWithEpilogue(
     const std::string sum = absl::StrCat(name, "_sum");
     product.operand_names = {"scratch"};
     product.operands = {*scratch};
-    product.source = [config, sum](const GemmEpilogueSource& source) {
+    product.source = [config, sum](const EpilogueSource& source) {
       return SplitSumSource(config, sum, &source);
     };
     product.host_product = ConvolutionSplitSumHostKernel(config);
@@ -468,7 +468,7 @@ absl::StatusOr<std::vector<EmittedKernel>> EmitConvolutionWithEpilogue(
   }
   product.operand_names = {"lhs", "rhs"};
   product.operands = {lhs, rhs};
-  product.source = [config, name](const GemmEpilogueSource& source) {
+  product.source = [config, name](const EpilogueSource& source) {
     return ConvolutionGemmSource(config, name, &source);
   };
   product.host_product = ConvolutionHostKernel(config);

@@ -268,7 +268,7 @@ const char kAwaitProducersSource[] = R"(#ifndef XL_AWAIT_PRODUCERS
 
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              const std::string& entry,
-                             const GemmEpilogueSource* epilogue) {
+                             const EpilogueSource* epilogue) {
   CHECK(tiling.IsValid()) << tiling.ToString();
   CHECK(epilogue == nullptr ||
         (config.beta == 0.0f && config.type == se::blas::DataType::kF32 &&

@@ -34,7 +34,7 @@ extern const char kStoreRunSource[];
 // of n adjacent elements from an index aligned to n (n of 1, 2 or 4) to
 // `function`_run<n>(index, values<arguments>), which stores each f32
 // output with xl_store_run.
-struct GemmEpilogueSource {
+struct EpilogueSource {
   std::string definitions;  // Device code before the kernel; defines function.
   std::string function;
   std::string parameters;  // Appended to the kernel's (lhs, rhs), ", ..." each.
@@ -51,7 +51,7 @@ struct GemmEpilogueSource {
 // Launch it with GemmLaunchDimensionsFor(config, tiling).
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              const std::string& entry,
-                             const GemmEpilogueSource* epilogue = nullptr);
+                             const EpilogueSource* epilogue = nullptr);
 
 }  // namespace xla_lite::gpu
 
