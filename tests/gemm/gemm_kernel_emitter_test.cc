@@ -119,7 +119,7 @@ TEST(GemmKernelEmitterTest, EntryPointsAreCIdentifiers) {
   EXPECT_EQ(spec.name, "gemm_dot_7");
   EXPECT_EQ(spec.arity, 3);
   EXPECT_TRUE(absl::StrContains(spec.cuda_source,
-                                "void __launch_bounds__(256)\ngemm_dot_7("))
+                                "void __launch_bounds__(256, 2)\ngemm_dot_7("))
       << spec.cuda_source;
   EXPECT_TRUE(spec.host_fn != nullptr);
 }

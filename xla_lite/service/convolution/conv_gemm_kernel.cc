@@ -112,52 +112,6 @@ $STORE_TILE
 }
 )";
 
-// The tile product. Each thread's register block is a run of adjacent
-// rows and one of adjacent columns, read from shared memory with vector
-// loads (a run of 8 as two float4), so that an 8x4 block issues 3 loads
-// for its 32 multiply-adds; and each product is one fused multiply-add (one
-// rounding), half the instructions of a multiply and an add. The host
-// closure rounds twice, so the back ends agree to rounding here, not bit
-// for bit.
-constexpr char kTileProduct[] = R"(#pragma unroll
-        for (int kk = 0; kk < kTileK; ++kk) {
-          float a[kRowsPerThread], b[kColsPerThread];
-          xl_load_run<kRowsPerThread>(&lhs_tile[kk][ty * kRowsPerThread], a);
-          xl_load_run<kColsPerThread>(&rhs_tile[kk][tx * kColsPerThread], b);
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-#pragma unroll
-            for (int c = 0; c < kColsPerThread; ++c) {
-              acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
-            }
-          }
-        })";
-
-// xl_load_run<n>(p, v): v[0..n) = p[0..n) from shared memory in the widest
-// aligned vectors (p is aligned to min(n, 4) floats).
-constexpr char kLoadRunSource[] = R"(
-template <int kCount>
-__device__ __forceinline__ void xl_load_run(const float* p, float* v) {
-  if (kCount % 4 == 0) {
-#pragma unroll
-    for (int q = 0; q < kCount / 4; ++q) {
-      const float4 x = reinterpret_cast<const float4*>(p)[q];
-      v[4 * q] = x.x;
-      v[4 * q + 1] = x.y;
-      v[4 * q + 2] = x.z;
-      v[4 * q + 3] = x.w;
-    }
-  } else if (kCount == 2) {
-    const float2 x = reinterpret_cast<const float2*>(p)[0];
-    v[0] = x.x;
-    v[1] = x.y;
-  } else {
-#pragma unroll
-    for (int q = 0; q < kCount; ++q) v[q] = p[q];
-  }
-}
-)";
-
 // Loads the contraction's [next, next + kTileK) into registers.
 constexpr char kStageTemplate[] = R"(#pragma unroll
         for (int s = 0; s < kLhsSteps; ++s) {
@@ -395,7 +349,7 @@ std::string ConvolutionGemmSource(const ConvolutionConfig& c,
       {
           {"$CONFIG", c.ToString()},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
-          {"$TILE_PRODUCT", kTileProduct},
+          {"$TILE_PRODUCT", kGemmTileProductSource},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$FUNCTIONS", absl::StrCat(kLoadRunSource, kStoreRunSource,
                                       RowFunctions(c), LoadFunctions(c))},

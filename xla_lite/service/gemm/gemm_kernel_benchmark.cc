@@ -1,7 +1,13 @@
 // The emitted gemm kernel against the platform's BLAS (cuBLAS, hipBLAS,
 // Eigen on the host) on the same row-major product:
-//   BM_EmittedGemm/m/n/k/bf16   EmitGemmKernel's kernel, launched directly
-//   BM_BlasGemm/m/n/k/bf16      BlasSupport::Gemm with GemmConfig::ToBlasCalls
+//   BM_EmittedGemm/m/n/k/bf16/heads   EmitGemmKernel's kernel, launched
+//                                     directly
+//   BM_BlasGemm/m/n/k/bf16/heads      BlasSupport::Gemm with
+//                                     GemmConfig::ToBlasCalls
+// heads 0 is one dense row-major product. heads > 0 is attention's scores
+// product (bqhd,bkhd->bhqk) for a batch of 16: q [16, m, heads, k] times
+// the keys [16, n, heads, k] transposed, read in place, so its batches run
+// over two batch dimensions that BLAS strides one call at a time.
 // Each iteration enqueues kGemmsPerIteration gemms and waits for them, so the
 // reported real time includes launching; "per_gemm" is the time of one and
 // "flops" the arithmetic rate (2mnk per gemm). Before timing, the emitted
@@ -68,13 +74,27 @@ absl::StatusOr<se::ScopedDeviceAddress> RandomBuffer(const Shape& shape,
   return std::move(*mem);
 }
 
-absl::StatusOr<Problem> MakeProblem(const benchmark::State& state) {
+constexpr int64_t kAttentionBatch = 16;
+
+absl::StatusOr<GemmConfig> ConfigFor(const benchmark::State& state) {
   PrimitiveType type =
       state.range(3) ? PrimitiveType::BF16 : PrimitiveType::F32;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  absl::StatusOr<GemmConfig> config =
-      GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}), false,
-                      Shape(type, {m, n}), 1.0f, 0.0f);
+  const int64_t heads = state.range(4);
+  if (heads == 0) {
+    return GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}),
+                           false, Shape(type, {m, n}), 1.0f, 0.0f);
+  }
+  const int64_t b = kAttentionBatch;
+  return GemmConfig::ForStrided(
+      {Shape(type, {b, m, heads, k}), false, heads * k},
+      {Shape(type, {b, n, heads, k}), true, heads * k},
+      Shape(PrimitiveType::F32, {b, heads, m, n}),
+      {{b, m * heads * k, n * heads * k}, {heads, k, k}}, m, n, k, 1.0f, 0.0f);
+}
+
+absl::StatusOr<Problem> MakeProblem(const benchmark::State& state) {
+  absl::StatusOr<GemmConfig> config = ConfigFor(state);
   if (!config.ok()) return config.status();
   std::mt19937 rng(1);
   Problem problem{*config, {}, {}, {}};
@@ -97,7 +117,7 @@ std::vector<float> DownloadOutput(const Problem& problem) {
   if (!copied.ok()) return {};
   std::vector<float> values(problem.config.output_shape.ElementCount());
   for (size_t i = 0; i < values.size(); ++i) {
-    if (problem.config.type == se::blas::DataType::kBF16) {
+    if (problem.config.output_type == se::blas::DataType::kBF16) {
       uint32_t word = uint32_t{bytes[2 * i]} | uint32_t{bytes[2 * i + 1]} << 8;
       word <<= 16;
       std::memcpy(&values[i], &word, sizeof(float));
@@ -203,15 +223,21 @@ void BM_BlasGemm(benchmark::State& state) {
   SetCounters(state, problem->config);
 }
 
-// m, n, k, bf16: an MLP layer's forward product at two sizes, in both types.
-#define GEMM_BENCHMARK(fn)                \
-  BENCHMARK(fn)                           \
-      ->ArgNames({"m", "n", "k", "bf16"}) \
-      ->Args({64, 128, 128, 0})           \
-      ->Args({256, 1024, 1024, 0})        \
-      ->Args({64, 128, 128, 1})           \
-      ->Args({256, 1024, 1024, 1})        \
-      ->UseRealTime()                     \
+// m, n, k, bf16, heads: an MLP layer's forward product at two sizes and
+// the medium transformer's projection (2048x256x256), in both types; the
+// medium transformer's attention scores (4 heads of 128x128x64).
+#define GEMM_BENCHMARK(fn)                         \
+  BENCHMARK(fn)                                    \
+      ->ArgNames({"m", "n", "k", "bf16", "heads"}) \
+      ->Args({64, 128, 128, 0, 0})                 \
+      ->Args({256, 1024, 1024, 0, 0})              \
+      ->Args({2048, 256, 256, 0, 0})               \
+      ->Args({128, 128, 64, 0, 4})                 \
+      ->Args({64, 128, 128, 1, 0})                 \
+      ->Args({256, 1024, 1024, 1, 0})              \
+      ->Args({2048, 256, 256, 1, 0})               \
+      ->Args({128, 128, 64, 1, 4})                 \
+      ->UseRealTime()                              \
       ->Unit(benchmark::kMicrosecond)
 
 GEMM_BENCHMARK(BM_EmittedGemm);

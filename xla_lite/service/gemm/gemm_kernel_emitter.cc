@@ -44,10 +44,20 @@ se::KernelSpec EmitGemmKernel(const GemmConfig& config,
 // contraction over few output tiles is the opposite case: the emitted
 // kernel walks k serially in each of a handful of blocks (256x10 by
 // 1024 took 50 us) where the library splits k.
+//
+// A product whose batch dimensions do not merge into one stride (the b and h
+// of attention's bqhd operands) is a BLAS call per index of all but one of
+// them, each a short batch of small matrices; the emitted kernel takes
+// every batch in one launch.
 bool UsesEmittedGemmKernel(const GemmConfig& config,
                            const GemmEmission& emission) {
   if (emission.always) return true;
-  return config.batch * config.m * config.n * config.k <= emission.max_size &&
+  const int64_t size = config.batch * config.m * config.n * config.k;
+  if (emission.max_size > 0 && config.batch_dims.size() > 1 &&
+      size <= GemmEmission::kMaxSplitBatchSize) {
+    return true;
+  }
+  return size <= emission.max_size &&
          ChooseGemmTiling(config).tile_k >= config.k;
 }
 

@@ -44,8 +44,13 @@ struct GemmEmission {
   // All of them (asked for, or no BLAS library).
   bool always = false;
   // Those of at most this many multiply-adds (batch * m * n * k) whose
-  // contraction is staged in one pass (see ChooseGemmTiling).
+  // contraction is staged in one pass (see ChooseGemmTiling); and, where
+  // max_size is not 0, those whose batches BLAS would take in several
+  // calls (batch dimensions that do not merge into one stride), up to
+  // kMaxSplitBatchSize multiply-adds.
   int64_t max_size = 0;
+
+  static constexpr int64_t kMaxSplitBatchSize = int64_t{1} << 28;
 };
 bool UsesEmittedGemmKernel(const GemmConfig& config,
                            const GemmEmission& emission);

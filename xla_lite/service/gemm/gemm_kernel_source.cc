@@ -12,16 +12,19 @@
 namespace xla_lite::gpu {
 namespace {
 
-// One thread block computes a tile_m x tile_n tile of one batch's output. Per
-// step of tile_k along k, the block's threads stage each operand tile in
-// shared memory (zero outside the matrices, so the edges need no other
-// care), then each accumulates its register block from shared memory. A
-// pass issues all its loads into registers before storing any, so they
-// are in flight together.
-// Tiles are stored k-major with one float of padding per row, which keeps the
-// transposing stores from hitting one bank. Each output element adds its
-// products in increasing k, one rounding each (NVRTC runs with --fmad=false,
-// hiprtc with -ffp-contract=off), exactly as the host kernel does.
+// One thread block computes a tile_m x tile_n tile of one batch's output,
+// each thread a register block of adjacent rows and adjacent columns. Per
+// pass of tile_k along k, the block stores the operand tiles it loaded
+// into registers in shared memory (zero outside the matrices, so the edges
+// need no other care), starts the loads of the next pass, and multiplies
+// (kGemmTileProductSource), so a pass's loads are in flight during the
+// previous pass's arithmetic. Tiles are stored k-major, rows padded by 4
+// floats so that each thread's run starts 16-byte aligned. Each output
+// element adds its products in increasing k, one fused multiply-add each;
+// the host kernel rounds the multiply and the add apart, so the back ends
+// agree to rounding, not bit for bit.
+// Two blocks per multiprocessor cap a thread at 128 registers, as in the
+// tiled convolution (conv_gemm_kernel.cc).
 constexpr char kKernelTemplate[] = R"(// Emitted gemm: $CONFIG
 // out = alpha * op(lhs) @ op(rhs) + beta * out, row-major; $TILING.
 typedef $INPUT input_t;
@@ -29,9 +32,10 @@ typedef $OUTPUT output_t;
 $AWAIT_PRODUCERS
 $FLOAT16
 $ELEMENTS
+$LOAD_RUN
 $DEFINITIONS
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, 2)
 $ENTRY(const input_t* __restrict__ lhs,
     const input_t* __restrict__ rhs$OUTPUT_PARAMETERS) {
   constexpr long long kBatch = $BATCHLL, kM = $MLL, kN = $NLL, kK = $KLL;
@@ -44,10 +48,12 @@ $ENTRY(const input_t* __restrict__ lhs,
   constexpr int kThreads = kThreadsX * kThreadsY;
   constexpr long long kTilesM = (kM + kTileM - 1) / kTileM;
   constexpr long long kTilesN = (kN + kTileN - 1) / kTileN;
+  constexpr int kLhsSteps = (kTileM * kTileK + kThreads - 1) / kThreads;
+  constexpr int kRhsSteps = (kTileN * kTileK + kThreads - 1) / kThreads;
 $SCALARS
   XL_AWAIT_PRODUCERS();
-  __shared__ float lhs_tile[kTileK][kTileM + 1];
-  __shared__ float rhs_tile[kTileK][kTileN + 1];
+  __shared__ __align__(16) float lhs_tile[kTileK][kTileM + 4];
+  __shared__ __align__(16) float rhs_tile[kTileK][kTileN + 4];
 
   if (blockIdx.x >= kTilesN) return;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -66,50 +72,38 @@ $BATCH_OFFSETS
 #pragma unroll
         for (int c = 0; c < kColsPerThread; ++c) acc[r][c] = 0.0f;
       }
+      float lhs_staged[kLhsSteps], rhs_staged[kRhsSteps];
+      {
+        const long long next = 0;
+$STAGE
+      }
       for (long long k0 = 0; k0 < kK; k0 += kTileK) {
-        float lhs_staged[(kTileM * kTileK + kThreads - 1) / kThreads];
 #pragma unroll
-        for (int s = 0; s < (kTileM * kTileK + kThreads - 1) / kThreads; ++s) {
-          const int e = tid + s * kThreads;
-$LHS_INDEX
-          const long long row = row0 + i, k = k0 + kk;
-          lhs_staged[s] = e < kTileM * kTileK && row < kM && k < kK
-                             ? load_element(lhs_batch, $LHS_OFFSET)
-                             : 0.0f;
-        }
-        float rhs_staged[(kTileN * kTileK + kThreads - 1) / kThreads];
-#pragma unroll
-        for (int s = 0; s < (kTileN * kTileK + kThreads - 1) / kThreads; ++s) {
-          const int e = tid + s * kThreads;
-$RHS_INDEX
-          const long long k = k0 + kk, col = col0 + j;
-          rhs_staged[s] = e < kTileN * kTileK && k < kK && col < kN
-                             ? load_element(rhs_batch, $RHS_OFFSET)
-                             : 0.0f;
-        }
-        // Stored only now, so that no load waits behind a store.
-#pragma unroll
-        for (int s = 0; s < (kTileM * kTileK + kThreads - 1) / kThreads; ++s) {
+        for (int s = 0; s < kLhsSteps; ++s) {
           const int e = tid + s * kThreads;
 $LHS_INDEX
           if (e < kTileM * kTileK) lhs_tile[kk][i] = lhs_staged[s];
         }
 #pragma unroll
-        for (int s = 0; s < (kTileN * kTileK + kThreads - 1) / kThreads; ++s) {
+        for (int s = 0; s < kRhsSteps; ++s) {
           const int e = tid + s * kThreads;
 $RHS_INDEX
           if (e < kTileN * kTileK) rhs_tile[kk][j] = rhs_staged[s];
         }
         __syncthreads();
+        if (k0 + kTileK < kK) {
+          const long long next = k0 + kTileK;
+$STAGE
+        }
 $TILE_PRODUCT
         __syncthreads();
       }
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
+        const long long row = row0 + ty * kRowsPerThread + r;
 #pragma unroll
         for (int c = 0; c < kColsPerThread; ++c) {
-          const long long row = row0 + ty + r * kThreadsY;
-          const long long col = col0 + tx + c * kThreadsX;
+          const long long col = col0 + tx * kColsPerThread + c;
           if (row < kM && col < kN) {
             const long long index = (batch * kM + row) * kN + col;
             float value = alpha * acc[r][c];
@@ -122,6 +116,26 @@ $BETA_TERM
   }
 }
 )";
+
+// Loads the operand tiles of the pass starting at k = next into registers.
+constexpr char kStageTemplate[] = R"(#pragma unroll
+        for (int s = 0; s < kLhsSteps; ++s) {
+          const int e = tid + s * kThreads;
+$LHS_INDEX
+          const long long row = row0 + i, k = next + kk;
+          lhs_staged[s] = e < kTileM * kTileK && row < kM && k < kK
+                             ? load_element(lhs_batch, $LHS_OFFSET)
+                             : 0.0f;
+        }
+#pragma unroll
+        for (int s = 0; s < kRhsSteps; ++s) {
+          const int e = tid + s * kThreads;
+$RHS_INDEX
+          const long long k = next + kk, col = col0 + j;
+          rhs_staged[s] = e < kTileN * kTileK && k < kK && col < kN
+                             ? load_element(rhs_batch, $RHS_OFFSET)
+                             : 0.0f;
+        })";
 
 // Loads and stores of one element type, as overloads on the pointer type
 // so that operands and output may differ (bf16 operands, f32 output).
@@ -235,20 +249,42 @@ __device__ __forceinline__ void xl_store_run(float* p, const float* v) {
 const char kGemmTileProductSource[] = R"(#pragma unroll
         for (int kk = 0; kk < kTileK; ++kk) {
           float a[kRowsPerThread], b[kColsPerThread];
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-            a[r] = lhs_tile[kk][ty + r * kThreadsY];
-          }
-#pragma unroll
-          for (int c = 0; c < kColsPerThread; ++c) {
-            b[c] = rhs_tile[kk][tx + c * kThreadsX];
-          }
+          xl_load_run<kRowsPerThread>(&lhs_tile[kk][ty * kRowsPerThread], a);
+          xl_load_run<kColsPerThread>(&rhs_tile[kk][tx * kColsPerThread], b);
 #pragma unroll
           for (int r = 0; r < kRowsPerThread; ++r) {
 #pragma unroll
-            for (int c = 0; c < kColsPerThread; ++c) acc[r][c] += a[r] * b[c];
+            for (int c = 0; c < kColsPerThread; ++c) {
+              acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
+            }
           }
         })";
+
+const char kLoadRunSource[] = R"(
+#ifndef XL_LOAD_RUN
+#define XL_LOAD_RUN
+template <int kCount>
+__device__ __forceinline__ void xl_load_run(const float* p, float* v) {
+  if (kCount % 4 == 0) {
+#pragma unroll
+    for (int q = 0; q < kCount / 4; ++q) {
+      const float4 x = reinterpret_cast<const float4*>(p)[q];
+      v[4 * q] = x.x;
+      v[4 * q + 1] = x.y;
+      v[4 * q + 2] = x.z;
+      v[4 * q + 3] = x.w;
+    }
+  } else if (kCount == 2) {
+    const float2 x = reinterpret_cast<const float2*>(p)[0];
+    v[0] = x.x;
+    v[1] = x.y;
+  } else {
+#pragma unroll
+    for (int q = 0; q < kCount; ++q) v[q] = p[q];
+  }
+}
+#endif  // XL_LOAD_RUN
+)";
 
 // The PTX of cudaTriggerProgrammaticLaunchCompletion() and
 // cudaGridDependencySynchronize(), which NVRTC does not declare; the only
@@ -286,8 +322,11 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
   std::string rhs_index = config.transpose_rhs
                               ? IndexAlong("kk", "j", "kTileK")
                               : IndexAlong("j", "kk", "kTileN");
+  // StrReplaceAll makes one pass: the staging code goes in first.
+  const std::string text =
+      absl::StrReplaceAll(kKernelTemplate, {{"$STAGE", kStageTemplate}});
   return absl::StrReplaceAll(
-      kKernelTemplate,
+      text,
       {
           {"$CONFIG", config.ToString()},
           {"$TILING", tiling.ToString()},
@@ -321,6 +360,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
           {"$TILE_PRODUCT", kGemmTileProductSource},
           {"$FLOAT16", kFloat16DeviceSource},
+          {"$LOAD_RUN", kLoadRunSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS",
            epilogue == nullptr ? ", output_t* out" : epilogue->parameters},

@@ -19,9 +19,18 @@ extern const char kAwaitProducersSource[];
 // A block's multiplication of its staged tiles, for kernels built like the
 // emitted gemm (the tiled convolution): each thread adds, for kk in
 // [0, kTileK), lhs_tile[kk][its rows] x rhs_tile[kk][its columns] into
-// acc[kRowsPerThread][kColsPerThread], its rows (columns) kThreadsY
-// (kThreadsX) apart from ty (tx), one rounding per multiply and add.
+// acc[kRowsPerThread][kColsPerThread]. Its rows are the run of
+// kRowsPerThread from ty * kRowsPerThread, its columns the run of
+// kColsPerThread from tx * kColsPerThread, read with vector loads
+// (xl_load_run, kLoadRunSource): an 8x4 block issues 3 loads for its 32
+// products. Each product is one fused multiply-add, half the instructions
+// of a multiply and an add.
 extern const char kGemmTileProductSource[];
+
+// xl_load_run<n>(p, v): v[0..n) = p[0..n) from shared memory in the widest
+// vectors, p aligned to min(n, 4) floats. Defined once however often a
+// source includes it.
+extern const char kLoadRunSource[];
 
 // xl_store_run<n>(p, v): p[0..n) = v[0..n), in one vector store where p
 // is aligned to it (n of 2 or 4), element by element otherwise. Defined

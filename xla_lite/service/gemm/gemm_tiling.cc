@@ -25,8 +25,8 @@ int64_t BlockCount(const GemmConfig& config, const GemmTiling& tiling) {
 }  // namespace
 
 int64_t GemmTiling::SharedBytes() const {
-  // One float of padding per row keeps transposing stores off one bank.
-  return int64_t{tile_k} * (tile_m() + 1 + tile_n() + 1) * sizeof(float);
+  // Rows padded by 4 floats keep each thread's run 16-byte aligned.
+  return int64_t{tile_k} * (tile_m() + 4 + tile_n() + 4) * sizeof(float);
 }
 
 bool GemmTiling::IsValid() const {
@@ -63,7 +63,7 @@ GemmTiling ChooseGemmTiling(const GemmConfig& config,
     (shrink_m ? tiling.rows_per_thread : tiling.cols_per_thread) /= 2;
   }
   if (config.k > GemmTiling::kDefaultTileK &&
-      config.k * (tiling.tile_m() + tiling.tile_n() + 2) * sizeof(float) <=
+      config.k * (tiling.tile_m() + tiling.tile_n() + 8) * sizeof(float) <=
           GemmTiling::kMaxSharedBytes) {
     tiling.tile_k = static_cast<int>(config.k);
   }

@@ -11,10 +11,9 @@ namespace xla_lite::gpu {
 
 // How the emitted gemm kernel splits the output: every block is a 16x16
 // grid of threads that computes one tile_m() x tile_n() output tile, each
-// thread a rows_per_thread x cols_per_thread register block whose elements
-// are 16 rows (columns) apart, so that neighbouring threads write
-// neighbouring columns. The contraction advances tile_k elements at a time
-// through shared memory.
+// thread a register block of rows_per_thread adjacent rows and
+// cols_per_thread adjacent columns. The contraction advances tile_k
+// elements at a time through shared memory.
 struct GemmTiling {
   static constexpr int kThreadsX = 16;  // Threads along n.
   static constexpr int kThreadsY = 16;  // Threads along m.
