@@ -5,12 +5,14 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/hlo/hlo_test_util.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/gpu_executable.h"
+#include "xla_lite/runtime/kernel_thunk.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -184,7 +186,13 @@ ENTRY main {
   auto executable = Compile(kAdam);
   ASSERT_TRUE(executable.ok()) << executable.status();
   EXPECT_EQ(Kernels(**executable), 1);
-  EXPECT_EQ(FlatThunks(**executable).size(), 1);
+  ASSERT_EQ(FlatThunks(**executable).size(), 1);
+  // The three results load the same elements: one thread computes all three.
+  const auto* kernel =
+      dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_THAT(kernel->spec().cuda_source,
+              ::testing::Not(::testing::HasSubstr("idx_t t")));
 }
 
 TEST_P(FusionTest, IndependentResultKernelsOfDifferentSizesMerge) {
@@ -196,13 +204,28 @@ ENTRY main {
   b = f32[30] parameter(1)
   gw = f32[30,20] parameter(2)
   gb = f32[30] parameter(3)
+  c = f32[30] parameter(4)
   t = f32[20,30] transpose(gw), dimensions={1,0}
   w2 = f32[20,30] subtract(w, t)
   b2 = f32[30] subtract(b, gb)
-  ROOT r = (f32[20,30], f32[30]) tuple(w2, b2)
+  c2 = f32[30] negate(c)
+  ROOT r = (f32[20,30], f32[30], f32[30]) tuple(w2, b2, c2)
 })");
   ASSERT_NE(executable, nullptr);
-  EXPECT_EQ(Kernels(*executable), 1);
+  ASSERT_EQ(Kernels(*executable), 1);
+  // On a GPU each independent update has threads of its own: 600 for w2,
+  // 30 for b2 and 30 for c2, rather than the small ones riding on w2's
+  // first threads.
+  const auto* kernel =
+      dynamic_cast<const gpu::KernelThunk*>(FlatThunks(*executable)[0]);
+  ASSERT_NE(kernel, nullptr);
+  const se::LaunchDimensions& dims = kernel->launch_dimensions();
+  EXPECT_GE(int64_t{dims.blocks.x} * dims.threads_per_block.x, 660);
+  EXPECT_THAT(kernel->spec().cuda_source,
+              ::testing::AllOf(::testing::HasSubstr("t < 660;"),
+                               ::testing::HasSubstr("if (t < 600) {"),
+                               ::testing::HasSubstr("if (t < 630) {"),
+                               ::testing::HasSubstr("const idx_t i = t - 630;")));
 }
 
 // `t` feeds two reductions; the HLO is the same but for the cost of `t`.

@@ -1,6 +1,6 @@
-// Reductions over every dimension and reducer, small (a thread per output)
-// and large (a block per output), with fused producers, on every platform,
-// against the HloEvaluator.
+// Reductions over every dimension and reducer, small (a thread per output),
+// grouped (a group of threads per output) and large (a block per output),
+// with fused producers, on every platform, against the HloEvaluator.
 
 #include <string>
 #include <vector>
@@ -74,6 +74,20 @@ TEST_P(ReduceTest, LargeExtentsUseBlockReductions) {
   ExpectMatchesEvaluator(Reduce("f32", "300,5", "5", "0", "add", "0"));
   ExpectMatchesEvaluator(Reduce("f32", "2,513", "2", "1", "maximum", "-inf"));
   ExpectMatchesEvaluator(Reduce("f32", "4097", "", "0", "add", "0"));
+}
+
+TEST_P(ReduceTest, ManyRowsShareBlocks) {
+  // Softmax- and LayerNorm-like rows: eight outputs per block, a group of
+  // threads each; row counts that fill no block exactly, extents that fill
+  // no group exactly, and the largest extent that is grouped and the next.
+  ExpectMatchesEvaluator(
+      Reduce("f32", "2,3,37,128", "2,3,37", "3", "maximum", "-inf"));
+  ExpectMatchesEvaluator(Reduce("f32", "101,256", "101", "1", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "13,100", "13", "1", "add", "0.5"));
+  ExpectMatchesEvaluator(Reduce("f32", "9,1024", "9", "1", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "9,1025", "9", "1", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("s32", "17,64", "17", "1", "add", "0"), -50,
+                         50);
 }
 
 TEST_P(ReduceTest, ColumnReductionsOverManyRows) {

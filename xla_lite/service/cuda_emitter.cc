@@ -56,7 +56,7 @@ bool ReadsColumns(const KernelProgram& program) {
 
 bool NeedsWideIndex(const KernelProgram& program) {
   int64_t max =
-      std::max({program.MaxOutputElements(), program.reduced_elements(),
+      std::max({program.LoopExtent(), program.reduced_elements(),
                 program.update_elements()});
   for (const KernelBuffer& input : program.inputs()) {
     max = std::max(max, input.element_count);
@@ -77,6 +77,13 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
         ReductionStrategy::kColumnLanes * ReductionStrategy::kColumnRows;
     return strategy;
   }
+  if (strategy.block_per_output &&
+      extent <= ReductionStrategy::kMaxGroupedExtent) {
+    strategy.grouped = true;
+    strategy.threads_per_block =
+        ReductionStrategy::kRowLanes * ReductionStrategy::kRowGroups;
+    return strategy;
+  }
   int threads = 32;
   while (threads < extent && threads < 256) threads *= 2;
   strategy.threads_per_block =
@@ -88,11 +95,13 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
   if (program.kind() == KernelProgram::Kind::kReduce) {
     ReductionStrategy strategy = ChooseReductionStrategy(program);
     int64_t outputs = program.outputs()[0].buffer.element_count;
-    if (strategy.column) {
-      int64_t lanes = ReductionStrategy::kColumnLanes;
+    if (strategy.column || strategy.grouped) {
+      const int64_t per_block = strategy.column
+                                    ? ReductionStrategy::kColumnLanes
+                                    : ReductionStrategy::kRowGroups;
       return se::LaunchDimensions(
           static_cast<uint32_t>(std::clamp<int64_t>(
-              (outputs + lanes - 1) / lanes, 1, kMaxBlocks)),
+              (outputs + per_block - 1) / per_block, 1, kMaxBlocks)),
           strategy.threads_per_block);
     }
     if (strategy.block_per_output) {
@@ -103,7 +112,7 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
   }
   int64_t n = program.kind() == KernelProgram::Kind::kReduce
                   ? program.outputs()[0].buffer.element_count
-                  : program.MaxOutputElements();
+                  : program.LoopExtent();
   if (program.kind() == KernelProgram::Kind::kScatter) {
     n = program.update_elements();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -237,6 +238,46 @@ int64_t KernelProgram::MaxOutputElements() const {
     max = std::max(max, output.buffer.element_count);
   }
   return max;
+}
+
+std::vector<std::pair<int64_t, std::vector<int>>>
+KernelProgram::OutputGroups() const {
+  // Union-find over outputs: each joins the first output of its size that
+  // loaded one of the same inputs.
+  std::vector<int> parent(outputs_.size());
+  for (int k = 0; k < parent.size(); ++k) parent[k] = k;
+  auto find = [&](int k) {
+    while (parent[k] != k) k = parent[k] = parent[parent[k]];
+    return k;
+  };
+  std::map<std::pair<int64_t, int>, int> loader;  // (size, input) -> output.
+  for (int k = 0; k < outputs_.size(); ++k) {
+    const int64_t count = outputs_[k].buffer.element_count;
+    for (int id : Closure({outputs_[k].op})) {
+      const ExprOp& op = ops_[id];
+      if (op.kind != ExprKind::kLoad || inputs_[op.input].element_count < 2) {
+        continue;
+      }
+      auto [it, inserted] = loader.try_emplace({count, op.input}, k);
+      if (!inserted) parent[find(k)] = find(it->second);
+    }
+  }
+  // Groups in order of their first output, then the largest first.
+  std::map<int, std::vector<int>> members;
+  for (int k = 0; k < outputs_.size(); ++k) members[find(k)].push_back(k);
+  std::vector<std::pair<int64_t, std::vector<int>>> groups;
+  for (auto& [root, outputs] : members) {
+    groups.push_back({outputs_[root].buffer.element_count, std::move(outputs)});
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  return groups;
+}
+
+int64_t KernelProgram::LoopExtent() const {
+  int64_t extent = 0;
+  for (const auto& [count, outputs] : OutputGroups()) extent += count;
+  return extent;
 }
 
 void KernelProgram::SetReduction(int init_op, int value_op, HloOpcode reducer,

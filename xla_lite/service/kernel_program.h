@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -178,8 +179,17 @@ class KernelProgram {
   const ExprOp& op(int id) const { return ops_.at(id); }
   const std::vector<KernelBuffer>& inputs() const { return inputs_; }
   const std::vector<KernelOutput>& outputs() const { return outputs_; }
-  // The largest output's element count: the loop's extent.
+  // The largest output's element count.
   int64_t MaxOutputElements() const;
+  // Loop kernels: the outputs as groups that share work, each with its
+  // element count, largest first. Outputs share a group when they have one
+  // size and load a common input of more than one element (an optimizer's
+  // parameter, its moments and its gradient); loads of scalars (a step
+  // counter) do not join groups.
+  std::vector<std::pair<int64_t, std::vector<int>>> OutputGroups() const;
+  // Loop kernels on a GPU: the threads that give each group of
+  // OutputGroups its own run of element indices (the sum of their sizes).
+  int64_t LoopExtent() const;
 
   // Reduce kernels. `reducer` combines two values of the value op's type;
   // `function` computes it.
