@@ -77,17 +77,18 @@ TEST_P(ReduceTest, LargeExtentsUseBlockReductions) {
 }
 
 TEST_P(ReduceTest, ManyRowsShareBlocks) {
-  // Softmax- and LayerNorm-like rows: eight outputs per block, a group of
-  // threads each; row counts that fill no block exactly, extents that fill
-  // no group exactly, and the largest extent that is grouped and the next.
+  // Softmax- and LayerNorm-like rows, enough of them that a block takes 8,
+  // 4 or 2 (ReductionStrategy::row_groups); row counts that fill no block
+  // exactly, extents that fill no group of threads exactly, and the
+  // largest extent that is grouped and the next.
   ExpectMatchesEvaluator(
-      Reduce("f32", "2,3,37,128", "2,3,37", "3", "maximum", "-inf"));
-  ExpectMatchesEvaluator(Reduce("f32", "101,256", "101", "1", "add", "0"));
-  ExpectMatchesEvaluator(Reduce("f32", "13,100", "13", "1", "add", "0.5"));
-  ExpectMatchesEvaluator(Reduce("f32", "9,1024", "9", "1", "add", "0"));
+      Reduce("f32", "3,2737,128", "3,2737", "2", "maximum", "-inf"));
+  ExpectMatchesEvaluator(Reduce("f32", "4101,100", "4101", "1", "add", "0.5"));
+  ExpectMatchesEvaluator(Reduce("f32", "2050,256", "2050", "1", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "2049,1024", "2049", "1", "add", "0"));
   ExpectMatchesEvaluator(Reduce("f32", "9,1025", "9", "1", "add", "0"));
-  ExpectMatchesEvaluator(Reduce("s32", "17,64", "17", "1", "add", "0"), -50,
-                         50);
+  ExpectMatchesEvaluator(Reduce("s32", "8195,64", "8195", "1", "add", "0"),
+                         -50, 50);
 }
 
 TEST_P(ReduceTest, ColumnReductionsOverManyRows) {

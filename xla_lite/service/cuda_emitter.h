@@ -16,9 +16,10 @@ namespace xla_lite::gpu {
 
 // How a reduce kernel spreads its work: one thread per output with a plain
 // loop when the reduced extent is small, else a block's threads share each
-// output: kRowLanes threads per output, kRowGroups outputs per block, up
-// to kMaxGroupedExtent reduced elements (softmax and LayerNorm rows), and
-// beyond it a block per output with a shared-memory tree. When
+// output. Up to kMaxGroupedExtent reduced elements (softmax and LayerNorm
+// rows), a block of 256 threads takes row_groups outputs, 256 / row_groups
+// threads each, as many per block as still leaves kMinGroupedBlocks
+// blocks; otherwise a block per output, with a shared-memory tree. When
 // consecutive outputs read consecutive elements (a reduction over outer
 // dimensions: bias and LayerNorm gradients), kColumnLanes consecutive
 // outputs per block, each folded by kColumnRows threads, so every warp's
@@ -26,12 +27,13 @@ namespace xla_lite::gpu {
 struct ReductionStrategy {
   static constexpr int kColumnLanes = 32;
   static constexpr int kColumnRows = 8;
-  static constexpr int kRowLanes = 32;
-  static constexpr int kRowGroups = 8;
+  static constexpr int kMaxRowGroups = 8;
   static constexpr int64_t kMaxGroupedExtent = 1024;
+  static constexpr int64_t kMinGroupedBlocks = 1024;
 
   bool block_per_output = false;
-  bool grouped = false;  // With block_per_output: kRowGroups per block.
+  // With block_per_output: outputs per block (1, 2, 4 or 8).
+  int row_groups = 1;
   bool column = false;
   int threads_per_block = 256;
 };

@@ -536,8 +536,8 @@ std::string ProgramEmitter::ReduceBody(
   const ReduceParts parts = SplitReduce();
   const char* ctype = ComputeType(type);
   std::string body;
-  if (strategy.column || strategy.grouped) {
-    return TiledReduceBody(strategy.column);
+  if (strategy.column || strategy.row_groups > 1) {
+    return TiledReduceBody(strategy);
   }
   if (!strategy.block_per_output) {
     absl::StrAppend(
@@ -571,18 +571,20 @@ std::string ProgramEmitter::ReduceBody(
   return body;
 }
 
-// A block is a kLanes x kRows grid of threads over kOutputs outputs.
+// A block is a grid of lanes x rows threads over several outputs.
 // Columns: lane x of row y holds output base + x, and the rows fold
 // strided shares of its reduced elements. Grouped rows: row y holds output
 // base + y, and its lanes fold strided shares of the elements, which lie
 // adjacent in a row, so a warp's loads coalesce. Then the folding threads
 // halve in shared memory. Threads past the last output compute at the
 // last one (every index stays in bounds) and store nothing.
-std::string ProgramEmitter::TiledReduceBody(bool column) const {
+std::string ProgramEmitter::TiledReduceBody(
+    const ReductionStrategy& strategy) const {
+  const bool column = strategy.column;
   const int lanes = column ? ReductionStrategy::kColumnLanes
-                           : ReductionStrategy::kRowLanes;
+                           : strategy.threads_per_block / strategy.row_groups;
   const int rows = column ? ReductionStrategy::kColumnRows
-                          : ReductionStrategy::kRowGroups;
+                          : strategy.row_groups;
   const int per_block = column ? lanes : rows;
   // The thread's output in the block, and its share of the elements.
   const char* output = column ? "x" : "y";

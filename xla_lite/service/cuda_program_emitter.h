@@ -44,7 +44,7 @@ class ProgramEmitter {
   std::string ReduceBody(const ReductionStrategy& strategy) const;
   // Several outputs per block, each folded by a group of threads: lanes
   // over outputs for columns, over reduced elements for grouped rows.
-  std::string TiledReduceBody(bool column) const;
+  std::string TiledReduceBody(const ReductionStrategy& strategy) const;
   std::string ScatterBody() const;
   // Row kernels' stages, for the row in `row`.
   std::string LoopRow(int64_t row_length) const;
