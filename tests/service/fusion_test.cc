@@ -221,11 +221,12 @@ ENTRY main {
   ASSERT_NE(kernel, nullptr);
   const se::LaunchDimensions& dims = kernel->launch_dimensions();
   EXPECT_GE(int64_t{dims.blocks.x} * dims.threads_per_block.x, 660);
-  EXPECT_THAT(kernel->spec().cuda_source,
-              ::testing::AllOf(::testing::HasSubstr("t < 660;"),
-                               ::testing::HasSubstr("if (t < 600) {"),
-                               ::testing::HasSubstr("if (t < 630) {"),
-                               ::testing::HasSubstr("const idx_t i = t - 630;")));
+  EXPECT_THAT(
+      kernel->spec().cuda_source,
+      ::testing::AllOf(::testing::HasSubstr("t < 660;"),
+                       ::testing::HasSubstr("if (t < 600) {"),
+                       ::testing::HasSubstr("if (t < 630) {"),
+                       ::testing::HasSubstr("const idx_t i = t - 630;")));
 }
 
 // `t` feeds two reductions; the HLO is the same but for the cost of `t`.

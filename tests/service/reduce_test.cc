@@ -89,11 +89,11 @@ TEST_P(ReduceTest, ManyRowsShareBlocks) {
                          0, 1);
   ExpectMatchesEvaluator(Reduce("f32", "2050,256", "2050", "1", "add", "0"), 0,
                          1);
-  ExpectMatchesEvaluator(Reduce("f32", "2049,1024", "2049", "1", "add", "0"),
-                         0, 1);
+  ExpectMatchesEvaluator(Reduce("f32", "2049,1024", "2049", "1", "add", "0"), 0,
+                         1);
   ExpectMatchesEvaluator(Reduce("f32", "9,1025", "9", "1", "add", "0"), 0, 1);
-  ExpectMatchesEvaluator(Reduce("s32", "8195,64", "8195", "1", "add", "0"),
-                         -50, 50);
+  ExpectMatchesEvaluator(Reduce("s32", "8195,64", "8195", "1", "add", "0"), -50,
+                         50);
 }
 
 TEST_P(ReduceTest, ColumnReductionsOverManyRows) {

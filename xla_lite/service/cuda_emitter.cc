@@ -55,9 +55,8 @@ bool ReadsColumns(const KernelProgram& program) {
 }
 
 bool NeedsWideIndex(const KernelProgram& program) {
-  int64_t max =
-      std::max({program.LoopExtent(), program.reduced_elements(),
-                program.update_elements()});
+  int64_t max = std::max({program.LoopExtent(), program.reduced_elements(),
+                          program.update_elements()});
   for (const KernelBuffer& input : program.inputs()) {
     max = std::max(max, input.element_count);
   }

@@ -339,19 +339,19 @@ std::string ProgramEmitter::Statement(int id) const {
 std::string ProgramEmitter::LoopBody() const {
   const auto groups = program_.OutputGroups();
   const bool segmented = groups.size() > 1;
+  // With one group the thread index is the element index.
+  const char* t = segmented ? "t" : "i";
   std::string body = absl::StrCat(
-      "  for (idx_t ", segmented ? "t" : "i",
-      " = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; ",
-      segmented ? "t" : "i", " < ", program_.LoopExtent(), "; ",
-      segmented ? "t" : "i", " += (idx_t)gridDim.x * blockDim.x) {\n");
+      "  for (idx_t ", t, " = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; ",
+      t, " < ", program_.LoopExtent(), "; ", t,
+      " += (idx_t)gridDim.x * blockDim.x) {\n");
   int64_t start = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& [count, outputs] = groups[g];
     if (!segmented) {
       absl::StrAppend(&body, "    {\n");
     } else if (g + 1 == groups.size()) {
-      absl::StrAppend(&body, "    {\n      const idx_t i = t - ", start,
-                      ";\n");
+      absl::StrAppend(&body, "    {\n      const idx_t i = t - ", start, ";\n");
     } else {
       absl::StrAppend(&body, "    if (t < ", start + count, ") {\n",
                       "      const idx_t i = t - ", start, ";\n");
@@ -583,8 +583,8 @@ std::string ProgramEmitter::TiledReduceBody(
   const bool column = strategy.column;
   const int lanes = column ? ReductionStrategy::kColumnLanes
                            : strategy.threads_per_block / strategy.row_groups;
-  const int rows = column ? ReductionStrategy::kColumnRows
-                          : strategy.row_groups;
+  const int rows =
+      column ? ReductionStrategy::kColumnRows : strategy.row_groups;
   const int per_block = column ? lanes : rows;
   // The thread's output in the block, and its share of the elements.
   const char* output = column ? "x" : "y";
@@ -599,14 +599,14 @@ std::string ProgramEmitter::TiledReduceBody(
   std::string body = absl::StrCat(
       "  __shared__ ", ctype, " partial[", rows, "][", lanes, "];\n",
       "  const idx_t x = threadIdx.x % ", lanes, ", y = threadIdx.x / ", lanes,
-      ";\n", "  for (idx_t base = (idx_t)blockIdx.x * ", per_block,
-      "; base < ", outputs, "; base += (idx_t)gridDim.x * ", per_block,
-      ") {\n", "    const bool live = base + ", output, " < ", outputs, ";\n",
+      ";\n", "  for (idx_t base = (idx_t)blockIdx.x * ", per_block, "; base < ",
+      outputs, "; base += (idx_t)gridDim.x * ", per_block, ") {\n",
+      "    const bool live = base + ", output, " < ", outputs, ";\n",
       "    const idx_t i = live ? base + ", output, " : ", outputs - 1, ";\n");
   EmitOps(parts.outer, "    ", &body);
   absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
-                  "    for (idx_t r = ", fold, "; r < ", extent, "; r += ",
-                  folds, ") {\n");
+                  "    for (idx_t r = ", fold, "; r < ", extent,
+                  "; r += ", folds, ") {\n");
   EmitOps(parts.inner, "      ", &body);
   absl::StrAppend(&body, "      acc = r == ", fold, " ? ", Name(value), " : ",
                   Reduce("acc", Name(value)), ";\n",

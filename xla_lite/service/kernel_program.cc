@@ -240,8 +240,8 @@ int64_t KernelProgram::MaxOutputElements() const {
   return max;
 }
 
-std::vector<std::pair<int64_t, std::vector<int>>>
-KernelProgram::OutputGroups() const {
+std::vector<std::pair<int64_t, std::vector<int>>> KernelProgram::OutputGroups()
+    const {
   // Union-find over outputs: each joins the first output of its size that
   // loaded one of the same inputs.
   std::vector<int> parent(outputs_.size());
@@ -269,8 +269,9 @@ KernelProgram::OutputGroups() const {
   for (auto& [root, outputs] : members) {
     groups.push_back({outputs_[root].buffer.element_count, std::move(outputs)});
   }
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(
+      groups.begin(), groups.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
   return groups;
 }
 
