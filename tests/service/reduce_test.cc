@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
+#include "xla_lite/runtime/kernel_thunk.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -35,7 +36,21 @@ ENTRY main {
                          dims);
 }
 
-using ReduceTest = CompilerTest;
+class ReduceTest : public CompilerTest {
+ protected:
+  // Checks `hlo`'s results against the evaluator on arguments in [lo, hi),
+  // then returns the blocks its one kernel launches (-1 if it is not one
+  // kernel).
+  int64_t CheckedBlocks(const std::string& hlo, double lo, double hi) {
+    ExpectMatchesEvaluator(hlo, lo, hi);
+    auto executable = Compile(hlo);
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    if (!executable.ok() || FlatThunks(**executable).size() != 1) return -1;
+    const auto* kernel =
+        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+    return kernel == nullptr ? -1 : kernel->launch_dimensions().blocks.x;
+  }
+};
 
 TEST_P(ReduceTest, SumOverEachDimensionAndCombination) {
   struct Case {
@@ -78,22 +93,33 @@ TEST_P(ReduceTest, LargeExtentsUseBlockReductions) {
 
 TEST_P(ReduceTest, ManyRowsShareBlocks) {
   // Softmax- and LayerNorm-like rows, enough of them that a block takes 8,
-  // 4 or 2 (ReductionStrategy::row_groups); row counts that fill no block
-  // exactly, extents that fill no group of threads exactly, and the
-  // largest extent that is grouped and the next. Sums of positive values:
-  // the order of the sums differs from the evaluator's, which sums near
-  // zero would magnify past the tolerance.
-  ExpectMatchesEvaluator(
-      Reduce("f32", "3,2737,128", "3,2737", "2", "maximum", "-inf"));
-  ExpectMatchesEvaluator(Reduce("f32", "4101,100", "4101", "1", "add", "0.5"),
-                         0, 1);
-  ExpectMatchesEvaluator(Reduce("f32", "2050,256", "2050", "1", "add", "0"), 0,
-                         1);
-  ExpectMatchesEvaluator(Reduce("f32", "2049,1024", "2049", "1", "add", "0"), 0,
-                         1);
-  ExpectMatchesEvaluator(Reduce("f32", "9,1025", "9", "1", "add", "0"), 0, 1);
-  ExpectMatchesEvaluator(Reduce("s32", "8195,64", "8195", "1", "add", "0"), -50,
-                         50);
+  // 4 or 2 (ReductionStrategy::row_groups, as many as leave 1024 blocks),
+  // and too few for 2; row counts that fill no block exactly, extents that
+  // fill no group of threads exactly, and the largest extent that is
+  // grouped and the next. Sums of positive values: the order of the sums
+  // differs from the evaluator's, which sums near zero would magnify past
+  // the tolerance.
+  EXPECT_EQ(
+      CheckedBlocks(
+          Reduce("f32", "3,2737,128", "3,2737", "2", "maximum", "-inf"), -1, 1),
+      (3 * 2737 + 7) / 8);
+  EXPECT_EQ(
+      CheckedBlocks(Reduce("f32", "4101,100", "4101", "1", "add", "0.5"), 0, 1),
+      (4101 + 3) / 4);
+  EXPECT_EQ(
+      CheckedBlocks(Reduce("f32", "2050,256", "2050", "1", "add", "0"), 0, 1),
+      2050 / 2);
+  EXPECT_EQ(
+      CheckedBlocks(Reduce("f32", "2049,1024", "2049", "1", "add", "0"), 0, 1),
+      (2049 + 1) / 2);
+  EXPECT_EQ(
+      CheckedBlocks(Reduce("f32", "2047,100", "2047", "1", "add", "0"), 0, 1),
+      2047);
+  EXPECT_EQ(CheckedBlocks(Reduce("f32", "9,1025", "9", "1", "add", "0"), 0, 1),
+            9);
+  EXPECT_EQ(
+      CheckedBlocks(Reduce("s32", "8195,64", "8195", "1", "add", "0"), -50, 50),
+      (8195 + 7) / 8);
 }
 
 TEST_P(ReduceTest, ColumnReductionsOverManyRows) {

@@ -62,10 +62,13 @@ GemmTiling ChooseGemmTiling(const GemmConfig& config,
                        tiling.rows_per_thread >= tiling.cols_per_thread)));
     (shrink_m ? tiling.rows_per_thread : tiling.cols_per_thread) /= 2;
   }
+  // A k of more than kMaxSharedBytes never fits; the bound keeps the cast
+  // exact.
   if (config.k > GemmTiling::kDefaultTileK &&
-      config.k * (tiling.tile_m() + tiling.tile_n() + 8) * sizeof(float) <=
-          GemmTiling::kMaxSharedBytes) {
-    tiling.tile_k = static_cast<int>(config.k);
+      config.k <= GemmTiling::kMaxSharedBytes) {
+    GemmTiling whole_k = tiling;
+    whole_k.tile_k = static_cast<int>(config.k);
+    if (whole_k.SharedBytes() <= GemmTiling::kMaxSharedBytes) tiling = whole_k;
   }
   return tiling;
 }
