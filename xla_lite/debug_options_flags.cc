@@ -481,6 +481,7 @@ DebugOptions DefaultDebugOptions() {
   options.set_xla_gpu_enable_programmatic_launch(true);
   options.set_xla_gpu_dnn_convolution_min_flops(kDefaultDnnConvolutionMinFlops);
   options.set_xla_gpu_default_precision_allows_tf32(true);
+  options.set_xla_allow_excess_precision(true);
   // Timing candidates found nothing faster than the heuristic's first for
   // the transformers on an H100 (docs/benchmarks.md): off by default.
   options.set_xla_gpu_autotune_level(0);

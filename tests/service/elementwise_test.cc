@@ -1,6 +1,8 @@
 // Every elementwise op, compiled and run on every platform, against the
 // HloEvaluator.
 
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -196,21 +198,65 @@ TEST_P(ElementwiseTest, Convert) {
   }
 }
 
-TEST_P(ElementwiseTest, HalfPrecisionArithmeticRoundsEachOp) {
-  for (const char* type : {"bf16", "f16"}) {
-    SCOPED_TRACE(type);
-    ExpectMatchesEvaluator(absl::StrFormat(R"(
+// The HLO's a * b, exp, + a chain on 16-bit floats, with the chain's
+// arithmetic in `compute` (its operands and result converted when that is
+// not `type`).
+std::string HalfPrecisionChain(const std::string& type,
+                               const std::string& compute) {
+  const bool wide = type != compute;
+  return absl::StrFormat(R"(
 HloModule half
 
 ENTRY main {
   a = %s[130]{0} parameter(0)
   b = %s[130]{0} parameter(1)
-  m = %s[130]{0} multiply(a, b)
+  ca = %s[130]{0} %s(a)
+  cb = %s[130]{0} %s(b)
+  m = %s[130]{0} multiply(ca, cb)
   e = %s[130]{0} exponential(m)
-  ROOT r = %s[130]{0} add(e, a)
+  s = %s[130]{0} add(e, ca)
+  ROOT r = %s[130]{0} %s(s)
 })",
-                                           type, type, type, type, type),
-                           -2, 2);
+                         type, type, compute, wide ? "convert" : "copy",
+                         compute, wide ? "convert" : "copy", compute, compute,
+                         compute, type, wide ? "convert" : "copy");
+}
+
+// Without excess precision every op rounds its result to its type, as the
+// evaluator does.
+TEST_P(ElementwiseTest, HalfPrecisionArithmeticRoundsEachOp) {
+  DebugOptions options = OpByOpOptions();
+  options.set_xla_allow_excess_precision(false);
+  for (const char* type : {"bf16", "f16"}) {
+    SCOPED_TRACE(type);
+    ExpectMatchesEvaluator(HalfPrecisionChain(type, type), -2, 2, options);
+  }
+}
+
+// With excess precision (the default) the chain is computed in f32 and
+// rounded once, where it is stored: the evaluator's results for the same
+// chain written in f32 between converts. Rounding after each op instead
+// gives other values for some elements, so the bound below tells the two
+// apart.
+TEST_P(ElementwiseTest, HalfPrecisionArithmeticKeepsExcessPrecision) {
+  for (const char* type : {"bf16", "f16"}) {
+    SCOPED_TRACE(type);
+    const std::string chain = HalfPrecisionChain(type, type);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = Parse(chain);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::mt19937 rng(1234);
+    std::vector<Literal> arguments = RandomArguments(**module, rng, -2, 2);
+    absl::StatusOr<std::vector<Literal>> actual =
+        CompileAndRun(chain, arguments);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Literal>> once =
+        Evaluate(HalfPrecisionChain(type, "f32"), arguments);
+    ASSERT_TRUE(once.ok()) << once.status();
+    EXPECT_TRUE(CompareLiterals((*actual)[0], (*once)[0]).ok())
+        << CompareLiterals((*actual)[0], (*once)[0]);
+    absl::StatusOr<std::vector<Literal>> each_op = Evaluate(chain, arguments);
+    ASSERT_TRUE(each_op.ok()) << each_op.status();
+    EXPECT_FALSE(CompareLiterals((*actual)[0], (*each_op)[0]).ok());
   }
 }
 

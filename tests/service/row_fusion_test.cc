@@ -4,12 +4,15 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/runtime/gpu_executable.h"
+#include "xla_lite/runtime/kernel_thunk.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -55,6 +58,18 @@ class RowFusionTest : public CompilerTest {
               CountThunks(**executable, Thunk::Kind::kKernel));
     return CountThunks(**executable, Thunk::Kind::kKernel);
   }
+
+  // `hlo`'s one kernel's launch as {blocks, threads per block}, after
+  // checking its results; {-1, -1} when it is not one kernel.
+  std::pair<int64_t, int64_t> LaunchOf(const std::string& hlo) {
+    if (KernelsOf(hlo) != 1) return {-1, -1};
+    auto executable = Compile(hlo);
+    const auto* kernel =
+        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+    if (kernel == nullptr) return {-1, -1};
+    return {kernel->launch_dimensions().blocks.x,
+            kernel->launch_dimensions().threads_per_block.x};
+  }
 };
 
 TEST_P(RowFusionTest, SoftmaxOverShortRowsIsOneKernel) {
@@ -64,9 +79,69 @@ TEST_P(RowFusionTest, SoftmaxOverShortRowsIsOneKernel) {
   EXPECT_EQ(KernelsOf(Softmax(1, 7, OwnRowMax(1, 7))), 1);
 }
 
-TEST_P(RowFusionTest, LongRowsKeepTheirOwnKernels) {
-  // 33 elements per row: the row reductions stay parallel kernels.
-  EXPECT_EQ(KernelsOf(Softmax(24, 33, OwnRowMax(24, 33))), 3);
+TEST_P(RowFusionTest, LongerRowsShareThreadsInOneKernel) {
+  // Past 32 elements a row takes a group of threads (32 up to 256, as
+  // long as the row): 8 rows a block where that leaves 1024 blocks (8192
+  // rows of 128, attention's softmax), fewer otherwise (2048 LayerNorm
+  // rows of 256 take 2), down to a block per row. Rows that fill no block,
+  // rows longer than the group, and the longest fused rows.
+  struct Case {
+    int rows, cols;
+    int64_t blocks, threads;
+  };
+  for (const Case& c : std::vector<Case>{{24, 33, 24, 64},
+                                         {8192, 128, 1024, 256},
+                                         {2048, 256, 1024, 256},
+                                         {5, 100, 5, 128},
+                                         {3, 1024, 3, 256}}) {
+    SCOPED_TRACE(absl::StrCat(c.rows, "x", c.cols));
+    EXPECT_EQ(LaunchOf(Softmax(c.rows, c.cols, OwnRowMax(c.rows, c.cols))),
+              std::make_pair(c.blocks, c.threads));
+  }
+}
+
+TEST_P(RowFusionTest, LayerNormIsOneKernel) {
+  // Mean, variance of the centered values, and the normalized, scaled
+  // and shifted rows, as JAX writes a LayerNorm over 256 features. The
+  // shift is kept clear of the scaled values' range, so that no output
+  // cancels to near zero, where the GPU's summation order would show
+  // through the comparison's 1e-3 floor.
+  const std::string hlo =
+      absl::StrCat("HloModule layer_norm\n", kAddComputation, R"(
+ENTRY main {
+  x = f32[512,256] parameter(0)
+  g = f32[256] parameter(1)
+  b = f32[256] parameter(2)
+  zero = f32[] constant(0)
+  n = f32[] constant(0.00390625)
+  eps = f32[] constant(1e-5)
+  s = f32[512] reduce(x, zero), dimensions={1}, to_apply=add
+  nb = f32[512] broadcast(n), dimensions={}
+  mean = f32[512] multiply(s, nb)
+  mb = f32[512,256] broadcast(mean), dimensions={0}
+  c = f32[512,256] subtract(x, mb)
+  c2 = f32[512,256] multiply(c, c)
+  v = f32[512] reduce(c2, zero), dimensions={1}, to_apply=add
+  var = f32[512] multiply(v, nb)
+  eb = f32[512] broadcast(eps), dimensions={}
+  ve = f32[512] add(var, eb)
+  r = f32[512] rsqrt(ve)
+  rb = f32[512,256] broadcast(r), dimensions={0}
+  y = f32[512,256] multiply(c, rb)
+  gb = f32[512,256] broadcast(g), dimensions={1}
+  four = f32[] constant(4)
+  fb = f32[256] broadcast(four), dimensions={}
+  shift = f32[256] add(b, fb)
+  bb = f32[512,256] broadcast(shift), dimensions={1}
+  yg = f32[512,256] multiply(y, gb)
+  ROOT out = f32[512,256] add(yg, bb)
+})");
+  EXPECT_EQ(KernelsOf(hlo), 1);
+}
+
+TEST_P(RowFusionTest, RowsPastTheLongestKeepTheirOwnKernels) {
+  // 1025 elements per row: the row reductions stay kernels of their own.
+  EXPECT_EQ(KernelsOf(Softmax(6, 1025, OwnRowMax(6, 1025))), 3);
 }
 
 TEST_P(RowFusionTest, ReadingAnotherRowsResultPreventsFusion) {
@@ -75,6 +150,11 @@ TEST_P(RowFusionTest, ReadingAnotherRowsResultPreventsFusion) {
   mr = f32[24] reverse(m), dimensions={0}
   mb = f32[24,12] broadcast(mr), dimensions={0})");
   EXPECT_GT(KernelsOf(hlo), 1);
+  // The same with rows that take a group of threads each.
+  EXPECT_GT(KernelsOf(Softmax(24, 100, R"(
+  mr = f32[24] reverse(m), dimensions={0}
+  mb = f32[24,100] broadcast(mr), dimensions={0})")),
+            1);
 }
 
 TEST_P(RowFusionTest, ColumnReductionOfRowResultsIsNotARow) {

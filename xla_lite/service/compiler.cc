@@ -151,6 +151,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   gpu::KernelEmission emission;
   emission.gemm = ChooseGemmEmission(executor, options);
   emission.dnn_convolution = ChooseDnnConvolutionRule(executor, options);
+  emission.allow_excess_precision = options.xla_allow_excess_precision();
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(*module, emission));
   const double plan_ms = lap();

@@ -38,6 +38,9 @@ struct ReductionStrategy {
   int threads_per_block = 256;
 };
 ReductionStrategy ChooseReductionStrategy(const KernelProgram& program);
+// Outputs per block of grouped rows (8, 4, 2 or 1) for `rows` outputs: as
+// many as still leave kMinGroupedBlocks blocks.
+int RowGroupsPerBlock(int64_t rows);
 
 // The launch the emitted kernel expects (it loops over whatever the grid
 // does not cover, so any grid is correct; this one is sized for the work).
@@ -60,13 +63,33 @@ struct RowKernelStage {
   int64_t row_length = 1;  // Loop stages: elements per row.
 };
 
-// A kernel with one thread per row in [0, rows) that runs each stage in
-// turn for its row: a reduce stage (one output per row) reduces in a plain
-// loop, a loop stage computes the row's row_length consecutive elements.
-// A stage may read what an earlier one stored for the same row.
+// Rows up to kMaxThreadRowLength elements (reduced or computed) take a
+// thread each; rows up to kMaxRowLength take a group of threads each.
+inline constexpr int64_t kMaxThreadRowLength = 32;
+inline constexpr int64_t kMaxRowLength = ReductionStrategy::kMaxGroupedExtent;
+
+// How a row kernel's blocks take rows: a thread each, 256 to a block,
+// while every stage's rows are at most kMaxThreadRowLength long; else
+// RowGroupsPerBlock(rows) rows to a block, as grouped reductions share
+// blocks, with lanes threads each: a power of two from 32, up to the
+// longest row or 256 threads a block.
+struct RowKernelShape {
+  int lanes = 1;
+  int rows_per_block = 256;
+};
+RowKernelShape ChooseRowKernelShape(const std::vector<RowKernelStage>& stages,
+                                    int64_t rows);
+
+// A kernel over rows [0, rows) that runs each stage in turn for a row,
+// with ChooseRowKernelShape's threads per row: a reduce stage (one output per
+// row) folds the row's elements by lanes and halves them in shared memory, a
+// loop stage computes the row's row_length consecutive elements, each lane
+// a strided share. A stage may read what an earlier one stored for the
+// same row: the block synchronizes between stages.
 std::string EmitCudaRowKernel(const std::vector<RowKernelStage>& stages,
                               int64_t rows, const std::string& name);
-se::LaunchDimensions RowKernelLaunchDimensions(int64_t rows);
+se::LaunchDimensions RowKernelLaunchDimensions(
+    const std::vector<RowKernelStage>& stages, int64_t rows);
 
 // The device function a product kernel (a gemm's, GemmKernelSource, or a
 // convolution's) calls with each product element to run `program`, a loop

@@ -311,7 +311,8 @@ std::string ProgramEmitter::Statement(int id) const {
     case ExprKind::kBinary: {
       std::vector<std::string> arguments;
       for (int k = 0; k < op.operands.size(); ++k) arguments.push_back(in(k));
-      e = CallExpr(*op.function, op.type, arguments);
+      e = op.excess ? CallExpr(*op.function, PrimitiveType::F32, arguments)
+                    : CallExpr(*op.function, op.type, arguments);
       break;
     }
     case ExprKind::kCompare:
@@ -322,7 +323,8 @@ std::string ProgramEmitter::Statement(int id) const {
       e = absl::StrCat("(", in(0), " ? ", in(1), " : ", in(2), ")");
       break;
     case ExprKind::kConvert:
-      e = ConvertExpr(type_of(0), op.type, in(0));
+      e = ConvertExpr(type_of(0), op.type,
+                      op.excess ? Round(type_of(0), in(0)) : in(0));
       break;
   }
   return absl::StrCat("const ", ComputeType(op.type), " ", Name(id), " = ", e,
@@ -503,25 +505,30 @@ std::string ProgramEmitter::ReduceOutput(const ReduceParts& parts,
   return body;
 }
 
-std::string ProgramEmitter::ReduceRow() const {
-  return absl::StrCat("    {\n      const idx_t i = row;\n",
-                      ReduceOutput(SplitReduce(), "      "), "    }\n");
+std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
+  return absl::StrCat(
+      "    {\n    __shared__ ",
+      ComputeType(program_.op(program_.value_op()).type), " partial[",
+      rows_per_block, "][", lanes, "];\n    const idx_t i = row;\n",
+      GroupReduce(SplitReduce(), "x", lanes, "partial[y][", "]"), "    }\n");
 }
 
-std::string ProgramEmitter::LoopRow(int64_t row_length) const {
-  std::string body =
-      absl::StrCat("    for (idx_t j = 0; j < ", row_length, "; ++j) {\n",
-                   "      const idx_t i = row * ", row_length, " + j;\n");
+std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
+  std::string body = absl::StrCat(
+      "    for (idx_t j = x; j < ", row_length, "; j += ", lanes, ") {\n",
+      "      const idx_t i = row * ", row_length, " + j;\n");
   std::vector<int> roots;
   for (const KernelOutput& output : program_.outputs()) {
     roots.push_back(output.op);
   }
   EmitOps(program_.Closure(roots), "      ", &body);
+  absl::StrAppend(&body, "      if (live) {\n");
   for (int k = 0; k < program_.outputs().size(); ++k) {
-    absl::StrAppend(&body, "      ",
+    absl::StrAppend(&body, "        ",
                     Store(k, Name(program_.outputs()[k].op), "i"), "\n");
   }
-  absl::StrAppend(&body, "    }\n");
+  // The next stage may read what other lanes of the row stored.
+  absl::StrAppend(&body, "      }\n    }\n    __syncthreads();\n");
   return body;
 }
 
@@ -577,6 +584,31 @@ std::string ProgramEmitter::ReduceBody(
 // adjacent in a row, so a warp's loads coalesce. Then the folding threads
 // halve in shared memory. Threads past the last output compute at the
 // last one (every index stays in bounds) and store nothing.
+std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
+                                        const std::string& fold, int folds,
+                                        const std::string& prefix,
+                                        const std::string& suffix) const {
+  const int64_t extent = program_.reduced_elements();
+  const int init = program_.init_op();
+  const int value = program_.value_op();
+  std::string body;
+  EmitOps(parts.outer, "    ", &body);
+  absl::StrAppend(&body, "    ", ComputeType(program_.op(value).type),
+                  " acc = ", Name(init), ";\n", "    for (idx_t r = ", fold,
+                  "; r < ", extent, "; r += ", folds, ") {\n");
+  EmitOps(parts.inner, "      ", &body);
+  absl::StrAppend(&body, "      acc = r == ", fold, " ? ", Name(value), " : ",
+                  Reduce("acc", Name(value)), ";\n", "    }\n    ", prefix,
+                  fold, suffix, " = acc;\n    __syncthreads();\n");
+  HalvePartials(std::min<int64_t>(extent, folds), fold, prefix, suffix, &body);
+  absl::StrAppend(
+      &body, "    if (", fold, " == 0 && live) {\n",
+      FinishReduce(parts, Reduce(Name(init), absl::StrCat(prefix, 0, suffix)),
+                   "      "),
+      "    }\n    __syncthreads();\n");
+  return body;
+}
+
 std::string ProgramEmitter::TiledReduceBody(
     const ReductionStrategy& strategy) const {
   const bool column = strategy.column;
@@ -587,14 +619,8 @@ std::string ProgramEmitter::TiledReduceBody(
   const int per_block = column ? lanes : rows;
   // The thread's output in the block, and its share of the elements.
   const char* output = column ? "x" : "y";
-  const char* fold = column ? "y" : "x";
-  const int folds = column ? rows : lanes;
   const int64_t outputs = program_.outputs()[0].buffer.element_count;
-  const int64_t extent = program_.reduced_elements();
-  const int init = program_.init_op();
-  const int value = program_.value_op();
-  const ReduceParts parts = SplitReduce();
-  const char* ctype = ComputeType(program_.op(value).type);
+  const char* ctype = ComputeType(program_.op(program_.value_op()).type);
   std::string body = absl::StrCat(
       "  __shared__ ", ctype, " partial[", rows, "][", lanes, "];\n",
       "  const idx_t x = threadIdx.x % ", lanes, ", y = threadIdx.x / ", lanes,
@@ -602,25 +628,11 @@ std::string ProgramEmitter::TiledReduceBody(
       outputs, "; base += (idx_t)gridDim.x * ", per_block, ") {\n",
       "    const bool live = base + ", output, " < ", outputs, ";\n",
       "    const idx_t i = live ? base + ", output, " : ", outputs - 1, ";\n");
-  EmitOps(parts.outer, "    ", &body);
-  absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
-                  "    for (idx_t r = ", fold, "; r < ", extent,
-                  "; r += ", folds, ") {\n");
-  EmitOps(parts.inner, "      ", &body);
-  absl::StrAppend(&body, "      acc = r == ", fold, " ? ", Name(value), " : ",
-                  Reduce("acc", Name(value)), ";\n",
-                  "    }\n    partial[y][x] = acc;\n    __syncthreads();\n");
-  if (column) {
-    HalvePartials(std::min<int64_t>(extent, folds), "y", "partial[", "][x]",
-                  &body);
-  } else {
-    HalvePartials(std::min<int64_t>(extent, folds), "x", "partial[y][", "]",
-                  &body);
-  }
-  const char* first = column ? "partial[0][x]" : "partial[y][0]";
-  absl::StrAppend(&body, "    if (", fold, " == 0 && live) {\n",
-                  FinishReduce(parts, Reduce(Name(init), first), "      "),
-                  "    }\n    __syncthreads();\n  }\n");
+  absl::StrAppend(
+      &body,
+      column ? GroupReduce(SplitReduce(), "y", rows, "partial[", "][x]")
+             : GroupReduce(SplitReduce(), "x", lanes, "partial[y][", "]"),
+      "  }\n");
   return body;
 }
 

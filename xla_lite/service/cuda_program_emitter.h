@@ -46,9 +46,11 @@ class ProgramEmitter {
   // over outputs for columns, over reduced elements for grouped rows.
   std::string TiledReduceBody(const ReductionStrategy& strategy) const;
   std::string ScatterBody() const;
-  // Row kernels' stages, for the row in `row`.
-  std::string LoopRow(int64_t row_length) const;
-  std::string ReduceRow() const;
+  // Row kernels' stages (see EmitCudaRowKernel), for the row in `row`,
+  // whose `lanes` threads are x in [0, lanes) of group y; `live` says
+  // whether the row is real or a repeat of the last (which stores nothing).
+  std::string LoopRow(int64_t row_length, int lanes) const;
+  std::string ReduceRow(int lanes, int rows_per_block) const;
 
  private:
   // The reduce program's ops, split by when they run.
@@ -60,6 +62,13 @@ class ProgramEmitter {
   // One thread's whole reduction for output `i` (in scope).
   std::string ReduceOutput(const ReduceParts& parts,
                            const std::string& indent) const;
+  // The reduction of output `i` (in scope) by a group of `folds` threads:
+  // thread `fold` folds a strided share of the elements into its partial,
+  // prefix + fold + suffix in shared memory, the group halves the
+  // partials, and thread 0 finishes when `live` (in scope) holds.
+  std::string GroupReduce(const ReduceParts& parts, const std::string& fold,
+                          int folds, const std::string& prefix,
+                          const std::string& suffix) const;
   // Defines the reduced value from `acc_expr`, then the epilogue and store.
   std::string FinishReduce(const ReduceParts& parts,
                            const std::string& acc_expr,

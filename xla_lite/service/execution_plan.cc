@@ -156,7 +156,7 @@ absl::Status PlanBuilder::AddKernel(const HloInstruction* instr) {
     op.reads.push_back(BufferOf(input));
   }
   op.writes = {BufferOf(stored)};
-  op.program = std::move(lowered.program);
+  op.program = emission_.Finish(std::move(lowered.program));
   VLOG(5) << op.name << ": " << op.program->ToString();
   AddOp(std::move(op));
   return absl::OkStatus();
@@ -180,7 +180,7 @@ absl::Status PlanBuilder::AddScatter(const HloInstruction* scatter) {
     for (const HloInstruction* input : lowered.inputs) {
       fill.reads.push_back(BufferOf(input));
     }
-    fill.program = std::move(lowered.program);
+    fill.program = emission_.Finish(std::move(lowered.program));
   }
   fill.writes = {out};
   ASSIGN_OR_RETURN(LoweredKernel lowered,
@@ -190,7 +190,7 @@ absl::Status PlanBuilder::AddScatter(const HloInstruction* scatter) {
     update.reads.push_back(BufferOf(input));
   }
   update.writes = {out};
-  update.program = std::move(lowered.program);
+  update.program = emission_.Finish(std::move(lowered.program));
   PlannedOp op;
   op.kind = PlannedOp::Kind::kScatter;
   op.name = scatter->name();

@@ -29,6 +29,17 @@ struct ControlFlowPlan;
 struct KernelEmission {
   GemmEmission gemm;
   DnnConvolutionRule dnn_convolution;
+  // DebugOptions' xla_allow_excess_precision: every lowered program keeps
+  // bf16 and f16 arithmetic in f32 between stores and converts
+  // (KernelProgram::AllowExcessPrecision).
+  bool allow_excess_precision = false;
+
+  // A lowered program as the plan keeps it, with the rule above applied.
+  std::shared_ptr<const KernelProgram> Finish(
+      std::unique_ptr<KernelProgram> program) const {
+    if (allow_excess_precision) program->AllowExcessPrecision();
+    return program;
+  }
 };
 
 struct LogicalBuffer {

@@ -272,7 +272,7 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
       scalar_lanes.out_i = out.i.data();
       scalar_lanes.count = lanes;
       op.function->host(scalar_lanes);
-      RoundLanes(op.type, out, lanes);
+      if (!op.excess) RoundLanes(op.type, out, lanes);
       return absl::OkStatus();
     }
     case ExprKind::kCompare:
@@ -294,20 +294,17 @@ absl::Status Interpreter::EvaluateOne(int id, int64_t lanes) {
       return absl::OkStatus();
     case ExprKind::kConvert: {
       PrimitiveType from = type_of(0);
+      const bool from_float = primitive_util::IsFloatingPointType(from);
       for (int64_t l = 0; l < lanes; ++l) {
+        float f = from_float ? reg(0).f[l] : 0.0f;
+        if (op.excess) f = Round(from, f);
         if (op.type == PrimitiveType::PRED) {
-          out.i[l] = primitive_util::IsFloatingPointType(from)
-                         ? reg(0).f[l] != 0.0f
-                         : reg(0).i[l] != 0;
+          out.i[l] = from_float ? f != 0.0f : reg(0).i[l] != 0;
         } else if (primitive_util::IsFloatingPointType(op.type)) {
-          float v = primitive_util::IsFloatingPointType(from)
-                        ? reg(0).f[l]
-                        : static_cast<float>(reg(0).i[l]);
-          out.f[l] = Round(op.type, v);
+          out.f[l] =
+              Round(op.type, from_float ? f : static_cast<float>(reg(0).i[l]));
         } else {
-          out.i[l] = primitive_util::IsFloatingPointType(from)
-                         ? scalar_ops::xl_f32_to_s32(reg(0).f[l])
-                         : reg(0).i[l];
+          out.i[l] = from_float ? scalar_ops::xl_f32_to_s32(f) : reg(0).i[l];
         }
       }
       return absl::OkStatus();

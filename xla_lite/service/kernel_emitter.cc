@@ -111,7 +111,7 @@ EmittedKernel EmitRowKernel(const std::vector<RowKernelPart>& parts,
     stage.parameters = WithSharedTypes(std::move(stage.parameters), shared);
   }
   kernel.written = shared.written;
-  kernel.launch_dimensions = RowKernelLaunchDimensions(rows);
+  kernel.launch_dimensions = RowKernelLaunchDimensions(stages, rows);
   kernel.spec.name = name;
   kernel.spec.arity = shared.count();
   kernel.spec.waits_for_producers = true;

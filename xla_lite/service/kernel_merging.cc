@@ -276,7 +276,7 @@ absl::StatusOr<bool> Merger::TryMerge(const OpGraph& graph, int a, int b) {
   for (const HloInstruction* root : merged.roots) {
     merged.writes.push_back(buffer_of_.at(root));
   }
-  merged.program = std::move(lowered->program);
+  merged.program = emission_.Finish(std::move(lowered->program));
   if (!InPlaceSafe(merged)) return refuse();
   VLOG(5) << "merged kernels " << merged.name;
   int first = std::min(a, b), second = std::max(a, b);

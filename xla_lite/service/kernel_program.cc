@@ -172,13 +172,13 @@ std::string IndexRemap::ToString() const {
 std::string ExprOp::Key() const {
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  return absl::StrCat(static_cast<int>(kind), ":", static_cast<int>(type), ":",
-                      static_cast<int>(opcode), ":",
-                      static_cast<int>(direction), ":",
-                      absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
-                      function != nullptr ? function->name : "", ":",
-                      kind == ExprKind::kIndexRemap ? remap.ToString() : "",
-                      ":", bounds.ToString(), ":", DynamicText(dynamic));
+  return absl::StrCat(
+      static_cast<int>(kind), ":", static_cast<int>(type), ":",
+      static_cast<int>(opcode), ":", static_cast<int>(direction), ":",
+      absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
+      function != nullptr ? function->name : "", ":",
+      kind == ExprKind::kIndexRemap ? remap.ToString() : "", ":",
+      bounds.ToString(), ":", DynamicText(dynamic), excess ? ":excess" : "");
 }
 
 std::string ExprOp::ToString(int id) const {
@@ -206,6 +206,7 @@ std::string ExprOp::ToString(int id) const {
     absl::StrAppend(&text, " ", DynamicText(dynamic));
   }
   for (int operand : operands) absl::StrAppend(&text, " %", operand);
+  if (excess) absl::StrAppend(&text, " (excess precision)");
   return text;
 }
 
@@ -220,6 +221,28 @@ int KernelProgram::Add(ExprOp op) {
   ops_.push_back(std::move(op));
   ids_.emplace(std::move(key), id);
   return id;
+}
+
+void KernelProgram::AllowExcessPrecision() {
+  auto is_16_bit = [](PrimitiveType type) {
+    return type == PrimitiveType::BF16 || type == PrimitiveType::F16;
+  };
+  for (ExprOp& op : ops_) {
+    switch (op.kind) {
+      case ExprKind::kUnary:
+      case ExprKind::kBinary:
+        op.excess = is_16_bit(op.type);
+        break;
+      case ExprKind::kConvert:
+        op.excess = is_16_bit(ops_[op.operands[0]].type);
+        break;
+      default:
+        break;
+    }
+  }
+  // Keys name the flag, so identical ops still find each other.
+  ids_.clear();
+  for (int id = 0; id < ops_.size(); ++id) ids_.emplace(ops_[id].Key(), id);
 }
 
 int KernelProgram::AddInput(KernelBuffer buffer) {

@@ -101,14 +101,14 @@ enum class ExprKind {
   // Reduce kernels: the reduction's result, for the epilogue. Loop programs
   // that are a gemm's epilogue: the product at the element's index.
   kReducedValue,
-  kLoad,          // input[operand 0].
-  kConstant,      // `value`, of `type`.
-  kIndexToValue,  // operand 0 (an index) converted to `type` (iota).
-  kUnary,         // function(operand 0), rounded to `type`.
-  kBinary,        // function(operand 0, operand 1), rounded to `type`.
-  kCompare,       // operand 0 <direction> operand 1, a pred.
-  kSelect,        // operand 0 ? operand 1 : operand 2.
-  kConvert,       // operand 0 converted to `type`.
+  kLoad,             // input[operand 0].
+  kConstant,         // `value`, of `type`.
+  kIndexToValue,     // operand 0 (an index) converted to `type` (iota).
+  kUnary,            // function(operand 0), rounded to `type` (see excess).
+  kBinary,           // function(operand 0, operand 1), rounded to `type`.
+  kCompare,          // operand 0 <direction> operand 1, a pred.
+  kSelect,           // operand 0 ? operand 1 : operand 2.
+  kConvert,          // operand 0 converted to `type`.
   kIndexInBounds,    // bounds.Contains(operand 0), a pred.
   kDynamicInBounds,  // Every s32 operand k in [0, dynamic[k].max], a pred.
 };
@@ -127,6 +127,11 @@ struct ExprOp {
   IndexRemap remap;   // kIndexRemap.
   IndexBounds bounds;                // kIndexInBounds.
   std::vector<DynamicTerm> dynamic;  // kDynamicIndex, kDynamicInBounds.
+  // Set by KernelProgram::AllowExcessPrecision. kUnary and kBinary of bf16
+  // or f16: the result stays in f32, not rounded to `type`. kConvert from
+  // bf16 or f16: the operand, which may be such a result, is rounded to
+  // its type before it is converted.
+  bool excess = false;
 
   bool IsIndex() const {
     return kind == ExprKind::kIndex || kind == ExprKind::kReduceIndex ||
@@ -171,6 +176,14 @@ class KernelProgram {
 
   // Adds `op` (or finds the identical one already there); returns its id.
   int Add(ExprOp op);
+  // XLA's excess precision (xla_allow_excess_precision): bf16 and f16
+  // arithmetic keeps its f32 result until the value is stored or
+  // converted, where it is rounded once, instead of rounding after every
+  // op as the HLO's types say. A GELU's backward in bf16 rounds 21 times
+  // per element otherwise, which made it compute-bound (25 us for 2M
+  // elements on an H100, twice its f32 twin). Call once the program is
+  // complete: it marks ops (ExprOp::excess) in place.
+  void AllowExcessPrecision();
   int AddInput(KernelBuffer buffer);
   void AddOutput(KernelBuffer buffer, int op);
 

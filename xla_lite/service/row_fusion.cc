@@ -13,8 +13,105 @@
 namespace xla_lite::gpu {
 namespace {
 
-// Ownership is checked element by element; larger kernels are left alone.
+// Ownership the analysis below cannot show is checked element by element;
+// larger kernels are then left alone.
 constexpr int64_t kMaxCheckedIndices = int64_t{1} << 20;
+
+// What an index computes, as a function of a stage's element: in row
+// `row`, kAligned is row * length + an offset in [0, length) that depends
+// only on the element's place in its row (and the reduce index); kInner
+// depends only on that place. Indices are remaps of remaps of the element
+// index, each coordinate a digit of its source, so this follows digits:
+// a source coordinate lies wholly inside the row's part or is a digit of
+// the row number, and a target whose outer coordinates are the row's
+// digits in order, unchanged, is aligned. What fits neither is kUnknown.
+struct RowIndex {
+  enum class Kind { kAligned, kInner, kUnknown };
+  Kind kind = Kind::kUnknown;
+  int64_t length = 0;
+};
+
+// A remap's coordinate: kInner, or the digit (row / quotient) % radix.
+struct RowCoordinate {
+  enum class Kind { kInner, kDigit, kUnknown };
+  Kind kind = Kind::kUnknown;
+  int64_t quotient = 1, radix = 1;
+};
+
+RowCoordinate CoordinateOf(const RowIndex& source, int64_t stride,
+                           int64_t extent) {
+  RowCoordinate c;
+  if (source.kind == RowIndex::Kind::kInner) {
+    c.kind = RowCoordinate::Kind::kInner;
+  } else if (source.kind == RowIndex::Kind::kAligned) {
+    if (source.length % (stride * extent) == 0) {
+      c.kind = RowCoordinate::Kind::kInner;
+    } else if (stride % source.length == 0) {
+      c = {RowCoordinate::Kind::kDigit, stride / source.length, extent};
+    }
+  }
+  return c;
+}
+
+RowIndex AnalyzeRowIndex(const KernelProgram& program, int id,
+                         int64_t row_length, int64_t rows) {
+  const ExprOp& op = program.op(id);
+  if (op.kind == ExprKind::kIndex) {
+    return {RowIndex::Kind::kAligned, row_length};
+  }
+  if (op.kind == ExprKind::kReduceIndex) return {RowIndex::Kind::kInner, 0};
+  if (op.kind != ExprKind::kIndexRemap) return {};
+  const IndexRemap& remap = op.remap;
+  std::vector<RowIndex> sources;
+  for (int operand : op.operands) {
+    sources.push_back(AnalyzeRowIndex(program, operand, row_length, rows));
+  }
+  // Each target coordinate, with the range it takes (all Apply steps are
+  // monotonic, so the ends of the source's range bound it).
+  const int64_t rank = remap.target.size();
+  std::vector<RowCoordinate> coordinates(rank);
+  std::vector<std::pair<int64_t, int64_t>> ranges(rank);
+  for (int64_t t = 0; t < rank; ++t) {
+    const IndexRemap::Dim& d = remap.dims[t];
+    int64_t extent = 1;
+    if (d.source < 0) {
+      coordinates[t].kind = RowCoordinate::Kind::kInner;
+    } else {
+      const std::vector<int64_t>& shape = remap.sources[d.source];
+      extent = shape[d.dim];
+      coordinates[t] = CoordinateOf(sources[d.source],
+                                    RowMajorStrides(shape)[d.dim], extent);
+    }
+    const int64_t a = d.Apply(0), b = d.Apply(extent - 1);
+    ranges[t] = {std::min(a, b), std::max(a, b)};
+  }
+  // The inner part: trailing target dimensions of inner coordinates.
+  int64_t length = 1, t = rank - 1;
+  for (; t >= 0; --t) {
+    if (coordinates[t].kind != RowCoordinate::Kind::kInner ||
+        ranges[t].first < 0 || ranges[t].second >= remap.target[t]) {
+      break;
+    }
+    length *= remap.target[t];
+  }
+  // The rest: the row's digits, innermost first, unchanged.
+  int64_t quotient = 1;
+  for (; t >= 0; --t) {
+    const RowCoordinate& c = coordinates[t];
+    if (remap.target[t] == 1 && ranges[t].second == 0 && ranges[t].first == 0) {
+      continue;
+    }
+    const IndexRemap::Dim& d = remap.dims[t];
+    if (c.kind != RowCoordinate::Kind::kDigit || c.quotient != quotient ||
+        c.radix != remap.target[t] || !d.IsAffine() || d.scale != 1 ||
+        d.offset != 0) {
+      return {};
+    }
+    quotient *= remap.target[t];
+  }
+  if (rows > quotient) return {};
+  return {RowIndex::Kind::kAligned, length};
+}
 
 bool IsReduce(const PlannedOp::Stage& stage) {
   return stage.program->kind() == KernelProgram::Kind::kReduce;
@@ -34,8 +131,7 @@ std::optional<RowForm> AsRows(const PlannedOp& op) {
     case PlannedOp::Kind::kReduceKernel: {
       const KernelProgram& program = *op.program;
       ReductionStrategy strategy = ChooseReductionStrategy(program);
-      if (strategy.block_per_output || strategy.column ||
-          program.reduced_elements() > kMaxRowLength) {
+      if (strategy.column || program.reduced_elements() > kMaxRowLength) {
         return std::nullopt;
       }
       return RowForm{{{op.program, op.reads, op.writes}},
@@ -93,6 +189,13 @@ class RowChecker {
       // An index computed from loaded values (a gather) cannot be checked.
       if (program.DependsOnData(load.operands[0])) return false;
       const int64_t owner_length = length_[writer->second];
+      const RowIndex index =
+          AnalyzeRowIndex(program, load.operands[0],
+                          IsReduce(stages_[s]) ? 1 : length_[s], rows_);
+      if (index.kind == RowIndex::Kind::kAligned &&
+          index.length == owner_length) {
+        continue;
+      }
       checked_ += rows_ * length_[s] * extent;
       if (checked_ > kMaxCheckedIndices) return false;
       for (int64_t row = 0; row < rows_; ++row) {
