@@ -15,6 +15,7 @@
 #include "xla_lite/runtime/buffer_allocations.h"
 #include "xla_lite/runtime/kernel_thunk.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
+#include "xla_lite/service/gemm/gemm_kernel_source.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -67,6 +68,83 @@ TEST_P(EmittedGemmTest, StridedBatchesMatchReference) {
   std::mt19937 rng(18);
   for (const GemmProblem& problem : StridedProblems()) {
     ExpectMatchesReference(problem, rng);
+  }
+}
+
+// bf16 products on tensor cores where the device has them (the 64x64
+// tile, tile_k a multiple of 16): partial tiles along m, n and k, k in
+// several passes and in one, every transpose, dense and strided operands
+// (attention's heads), bf16 and f32 outputs. The reference bounds each
+// f32 rounding, which the tensor cores' f32 accumulation stays within.
+TEST_P(EmittedGemmTest, Bf16TensorCoreTilesMatchReference) {
+  std::mt19937 rng(21);
+  for (int tile_k : {16, 64}) {
+    GemmTiling tiling;
+    tiling.tile_k = tile_k;
+    ASSERT_TRUE(gpu::UsesTensorCores(
+        *GemmProblem{1, 64, 64, 64, false, false, 1.0f, 0.0f, DataType::kBF16}
+             .Config(),
+        tiling));
+    for (int variant = 0; variant < 4; ++variant) {
+      GemmProblem problem{2,
+                          70,
+                          93,
+                          83,
+                          (variant & 1) != 0,
+                          (variant & 2) != 0,
+                          1.5f,
+                          0.5f,
+                          DataType::kBF16};
+      ExpectMatchesReference(problem, rng, tiling);
+      problem.output_type = DataType::kF32;
+      problem.beta = 0.0f;
+      ExpectMatchesReference(problem, rng, tiling);
+      problem.inner_batch = 3;
+      problem.pad = 2;
+      ExpectMatchesReference(problem, rng, tiling);
+    }
+  }
+}
+
+// f32 products whose dot allows TF32 run on tensor cores where the device
+// has them, with TF32's errors (10 mantissa bits: near 2^-11 per operand),
+// and in full f32 elsewhere (the host, HIP); partial tiles, every
+// transpose, strided batches.
+TEST_P(EmittedGemmTest, Tf32TensorCoreTilesRoundOnlyWhereAllowed) {
+  std::mt19937 rng(22);
+  const se::DeviceDescription& device = executor_->GetDeviceDescription();
+  const bool tensor_cores = GetParam() == "cuda" && device.compute_major >= 8;
+  for (int variant = 0; variant < 8; ++variant) {
+    GemmProblem problem{
+        2, 70, 93, 83, (variant & 1) != 0, (variant & 2) != 0, 1.5f, 0.0f};
+    if ((variant & 4) != 0) {
+      problem.inner_batch = 3;
+      problem.pad = 2;
+    }
+    SCOPED_TRACE(problem.ToString());
+    absl::StatusOr<GemmConfig> config = problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    config->allow_tf32 = true;
+    const GemmTiling tiling;
+    ASSERT_TRUE(gpu::UsesTensorCores(*config, tiling));
+    GemmOperands operands = RandomOperands(*config, rng);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
+                         gpu::GemmLaunchDimensionsFor(*config, tiling), *config,
+                         operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const ExpectedGemm want = ReferenceGemm(*config, operands);
+    // The largest error relative to the largest result.
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < got->size(); ++i) {
+      worst = std::max(worst, std::abs((*got)[i] - want.value[i]));
+      scale = std::max(scale, std::abs(want.value[i]));
+    }
+    if (tensor_cores) {
+      EXPECT_GT(worst / scale, 1e-5) << "no TF32 rounding";
+      EXPECT_LT(worst / scale, 5e-3);
+    } else {
+      EXPECT_LT(worst / scale, 1e-5);
+    }
   }
 }
 

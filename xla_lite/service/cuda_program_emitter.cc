@@ -514,9 +514,10 @@ std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
 }
 
 std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
-  std::string body = absl::StrCat(
-      "    for (idx_t j = x; j < ", row_length, "; j += ", lanes, ") {\n",
-      "      const idx_t i = row * ", row_length, " + j;\n");
+  std::string body =
+      absl::StrCat("#pragma unroll 4\n    for (idx_t j = x; j < ", row_length,
+                   "; j += ", lanes, ") {\n", "      const idx_t i = row * ",
+                   row_length, " + j;\n");
   std::vector<int> roots;
   for (const KernelOutput& output : program_.outputs()) {
     roots.push_back(output.op);
@@ -535,12 +536,8 @@ std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
 std::string ProgramEmitter::ReduceBody(
     const ReductionStrategy& strategy) const {
   const int64_t outputs = program_.outputs()[0].buffer.element_count;
-  const int64_t extent = program_.reduced_elements();
-  const int init = program_.init_op();
-  const int value = program_.value_op();
-  const PrimitiveType type = program_.op(value).type;
   const ReduceParts parts = SplitReduce();
-  const char* ctype = ComputeType(type);
+  const char* ctype = ComputeType(program_.op(program_.value_op()).type);
   std::string body;
   if (strategy.column || strategy.row_groups > 1) {
     return TiledReduceBody(strategy);
@@ -557,23 +554,8 @@ std::string ProgramEmitter::ReduceBody(
   absl::StrAppend(&body, "  __shared__ ", ctype, " partial[", threads, "];\n",
                   "  const idx_t t = threadIdx.x;\n",
                   "  for (idx_t i = blockIdx.x; i < ", outputs,
-                  "; i += gridDim.x) {\n");
-  EmitOps(parts.outer, "    ", &body);
-  // Each thread folds a strided share of the elements; the init value is
-  // applied once, at the end, so it need not be an identity.
-  absl::StrAppend(&body, "    ", ctype, " acc = ", Name(init), ";\n",
-                  "    for (idx_t r = t; r < ", extent, "; r += ", threads,
-                  ") {\n");
-  EmitOps(parts.inner, "      ", &body);
-  absl::StrAppend(&body, "      acc = r == t ? ", Name(value), " : ",
-                  Reduce("acc", Name(value)), ";\n",
-                  "    }\n    partial[t] = acc;\n    __syncthreads();\n");
-  HalvePartials(std::min<int64_t>(extent, threads), "t", "partial[", "]",
-                &body);
-  absl::StrAppend(
-      &body, "    if (t == 0) {\n",
-      FinishReduce(parts, Reduce(Name(init), "partial[0]"), "      "),
-      "    }\n    __syncthreads();\n  }\n");
+                  "; i += gridDim.x) {\n    const bool live = true;\n",
+                  GroupReduce(parts, "t", threads, "partial[", "]"), "  }\n");
   return body;
 }
 
@@ -593,9 +575,13 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
   const int value = program_.value_op();
   std::string body;
   EmitOps(parts.outer, "    ", &body);
+  // Each thread folds a strided share of the elements; the init value is
+  // applied once, at the end, so it need not be an identity. Unrolled so
+  // that several elements' loads are in flight at once.
   absl::StrAppend(&body, "    ", ComputeType(program_.op(value).type),
-                  " acc = ", Name(init), ";\n", "    for (idx_t r = ", fold,
-                  "; r < ", extent, "; r += ", folds, ") {\n");
+                  " acc = ", Name(init), ";\n#pragma unroll 4\n",
+                  "    for (idx_t r = ", fold, "; r < ", extent,
+                  "; r += ", folds, ") {\n");
   EmitOps(parts.inner, "      ", &body);
   absl::StrAppend(&body, "      acc = r == ", fold, " ? ", Name(value), " : ",
                   Reduce("acc", Name(value)), ";\n", "    }\n    ", prefix,

@@ -58,24 +58,26 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                                 const ThunkEmissionOptions& options,
                                 int64_t id) {
   const Slice &lhs = reads[0], &rhs = reads[1], &out = writes[0];
+  // TF32 where the dot allows it and the options do, on BLAS and on the
+  // emitted kernel's tensor cores alike.
+  GemmConfig config = op.gemm;
+  config.allow_tf32 = config.allow_tf32 && options.default_precision_tf32;
   if (op.program != nullptr) {
     return ThunkFor(op.name,
                     EmitGemmWithEpilogue(
-                        op.gemm, op.program, lhs, rhs,
+                        config, op.program, lhs, rhs,
                         std::vector<Slice>(reads.begin() + 2, reads.end()),
                         writes, GemmKernelEntryName(KernelName(op.name, id))),
                     options);
   }
   if (!UsesEmittedGemmKernel(op.gemm, options.emission.gemm)) {
-    GemmConfig config = op.gemm;
-    config.allow_tf32 = config.allow_tf32 && options.default_precision_tf32;
     return std::make_unique<GemmThunk>(op.name, std::move(config), lhs, rhs,
                                        out);
   }
   EmittedKernel kernel;
   kernel.spec =
-      EmitGemmKernel(op.gemm, KernelName(absl::StrCat(op.name, "_gemm"), id));
-  kernel.launch_dimensions = GemmLaunchDimensions(op.gemm);
+      EmitGemmKernel(config, KernelName(absl::StrCat(op.name, "_gemm"), id));
+  kernel.launch_dimensions = GemmLaunchDimensions(config);
   kernel.arguments = {lhs, rhs, out};
   kernel.written = {false, false, true};
   return ThunkFor(op.name, std::move(kernel), options);

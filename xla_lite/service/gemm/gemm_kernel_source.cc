@@ -33,6 +33,7 @@ $AWAIT_PRODUCERS
 $FLOAT16
 $ELEMENTS
 $LOAD_RUN
+$MMA
 $DEFINITIONS
 
 extern "C" __global__ void __launch_bounds__(256, 2)
@@ -100,10 +101,10 @@ $TILE_PRODUCT
       }
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
-        const long long row = row0 + ty * kRowsPerThread + r;
+        const long long row = row0 + $ACC_ROW;
 #pragma unroll
         for (int c = 0; c < kColsPerThread; ++c) {
-          const long long col = col0 + tx * kColsPerThread + c;
+          const long long col = col0 + $ACC_COL;
           if (row < kM && col < kN) {
             const long long index = (batch * kM + row) * kN + col;
             float value = alpha * acc[r][c];
@@ -116,6 +117,101 @@ $BETA_TERM
   }
 }
 )";
+
+// Products on tensor cores (sm_80 and up): each warp of the 64x64 tile
+// takes 16 rows and 32 columns, four mma.sync products per step along k,
+// reading its fragments from the f32 tiles: bf16 operands (which the
+// tiles hold exactly) packed back into bf16 pairs, m16n8k16; f32 operands
+// whose dot allows TF32 rounded to it as cuBLAS does (cvt.rna),
+// m16n8k8. acc[r][c] is then the accumulator fragment's register r of
+// column block c: row lane / 4 (+ 8 for r >= 2), column
+// 2 * (lane % 4) + r % 2 of its block. Elsewhere (HIP, older GPUs) the
+// FMA product runs, with full f32 products.
+constexpr char kMmaSelectSource[] = R"(
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define XL_GEMM_MMA 1
+#else
+#define XL_GEMM_MMA 0
+#endif
+#if XL_GEMM_MMA
+__device__ __forceinline__ unsigned int xl_tf32(float f) {
+  unsigned int r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ unsigned int xl_pack_bf16x2(float lo, float hi) {
+  // The upper halves of lo and hi: bf16 values held exactly as floats.
+  return __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x7632);
+}
+#endif
+)";
+
+constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
+        {
+          const int lane = tid % 32, warp = tid / 32;
+          const int g = lane / 4, t2 = 2 * (lane % 4);
+          const int m0 = (warp / 2) * 16 + g, n0 = (warp % 2) * 32 + g;
+#pragma unroll
+          for (int kk = 0; kk < kTileK; kk += 16) {
+            unsigned int a[4];
+            a[0] = xl_pack_bf16x2(lhs_tile[kk + t2][m0], lhs_tile[kk + t2 + 1][m0]);
+            a[1] = xl_pack_bf16x2(lhs_tile[kk + t2][m0 + 8],
+                                  lhs_tile[kk + t2 + 1][m0 + 8]);
+            a[2] = xl_pack_bf16x2(lhs_tile[kk + t2 + 8][m0],
+                                  lhs_tile[kk + t2 + 9][m0]);
+            a[3] = xl_pack_bf16x2(lhs_tile[kk + t2 + 8][m0 + 8],
+                                  lhs_tile[kk + t2 + 9][m0 + 8]);
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+              const int n = n0 + 8 * c;
+              const unsigned int b0 = xl_pack_bf16x2(rhs_tile[kk + t2][n],
+                                                     rhs_tile[kk + t2 + 1][n]);
+              const unsigned int b1 = xl_pack_bf16x2(
+                  rhs_tile[kk + t2 + 8][n], rhs_tile[kk + t2 + 9][n]);
+              asm volatile(
+                  "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                  "{%0, %1, %2, %3};"
+                  : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),
+                    "+f"(acc[3][c])
+                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0),
+                    "r"(b1));
+            }
+          }
+        }
+#else
+$FMA_PRODUCT
+#endif)";
+
+constexpr char kTf32TileProductSource[] = R"(#if XL_GEMM_MMA
+        {
+          const int lane = tid % 32, warp = tid / 32;
+          const int g = lane / 4, t = lane % 4;
+          const int m0 = (warp / 2) * 16 + g, n0 = (warp % 2) * 32 + g;
+#pragma unroll
+          for (int kk = 0; kk < kTileK; kk += 8) {
+            const unsigned int a0 = xl_tf32(lhs_tile[kk + t][m0]);
+            const unsigned int a1 = xl_tf32(lhs_tile[kk + t][m0 + 8]);
+            const unsigned int a2 = xl_tf32(lhs_tile[kk + t + 4][m0]);
+            const unsigned int a3 = xl_tf32(lhs_tile[kk + t + 4][m0 + 8]);
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+              const int n = n0 + 8 * c;
+              const unsigned int b0 = xl_tf32(rhs_tile[kk + t][n]);
+              const unsigned int b1 = xl_tf32(rhs_tile[kk + t + 4][n]);
+              asm volatile(
+                  "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                  "{%0, %1, %2, %3};"
+                  : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),
+                    "+f"(acc[3][c])
+                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+            }
+          }
+        }
+#else
+$FMA_PRODUCT
+#endif)";
 
 // Loads the operand tiles of the pass starting at k = next into registers.
 constexpr char kStageTemplate[] = R"(#pragma unroll
@@ -302,6 +398,13 @@ const char kAwaitProducersSource[] = R"(#ifndef XL_AWAIT_PRODUCERS
 #endif
 )";
 
+bool UsesTensorCores(const GemmConfig& config, const GemmTiling& tiling) {
+  const bool bf16 = config.type == se::blas::DataType::kBF16;
+  if (!bf16 && !config.allow_tf32) return false;
+  return tiling.rows_per_thread == 4 && tiling.cols_per_thread == 4 &&
+         tiling.tile_k % (bf16 ? 16 : 8) == 0;
+}
+
 std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                              const std::string& entry,
                              const EpilogueSource* epilogue) {
@@ -322,6 +425,13 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
   std::string rhs_index = config.transpose_rhs
                               ? IndexAlong("kk", "j", "kTileK")
                               : IndexAlong("j", "kk", "kTileN");
+  const bool mma = UsesTensorCores(config, tiling);
+  const std::string product =
+      mma ? absl::StrReplaceAll(config.type == se::blas::DataType::kBF16
+                                    ? kMmaTileProductSource
+                                    : kTf32TileProductSource,
+                                {{"$FMA_PRODUCT", kGemmTileProductSource}})
+          : kGemmTileProductSource;
   // StrReplaceAll makes one pass: the staging code goes in first.
   const std::string text =
       absl::StrReplaceAll(kKernelTemplate, {{"$STAGE", kStageTemplate}});
@@ -358,7 +468,16 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                                "load_element(out, index);"
                              : "            // beta == 0: out is never read."},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
-          {"$TILE_PRODUCT", kGemmTileProductSource},
+          {"$TILE_PRODUCT", product},
+          {"$ACC_ROW",
+           mma ? "(XL_GEMM_MMA ? (tid / 64) * 16 + (tid % 32) / 4 + (r / 2) "
+                 "* 8 : ty * kRowsPerThread + r)"
+               : "ty * kRowsPerThread + r"},
+          {"$ACC_COL",
+           mma ? "(XL_GEMM_MMA ? (tid / 32 % 2) * 32 + 8 * c + 2 * (tid % 4) "
+                 "+ r % 2 : tx * kColsPerThread + c)"
+               : "tx * kColsPerThread + c"},
+          {"$MMA", mma ? kMmaSelectSource : ""},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$LOAD_RUN", kLoadRunSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
