@@ -515,7 +515,7 @@ std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
 
 std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
   std::string body =
-      absl::StrCat("#pragma unroll 4\n    for (idx_t j = x; j < ", row_length,
+      absl::StrCat("    for (idx_t j = x; j < ", row_length,
                    "; j += ", lanes, ") {\n", "      const idx_t i = row * ",
                    row_length, " + j;\n");
   std::vector<int> roots;
@@ -576,10 +576,9 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
   std::string body;
   EmitOps(parts.outer, "    ", &body);
   // Each thread folds a strided share of the elements; the init value is
-  // applied once, at the end, so it need not be an identity. Unrolled so
-  // that several elements' loads are in flight at once.
+  // applied once, at the end, so it need not be an identity.
   absl::StrAppend(&body, "    ", ComputeType(program_.op(value).type),
-                  " acc = ", Name(init), ";\n#pragma unroll 4\n",
+                  " acc = ", Name(init), ";\n",
                   "    for (idx_t r = ", fold, "; r < ", extent,
                   "; r += ", folds, ") {\n");
   EmitOps(parts.inner, "      ", &body);
