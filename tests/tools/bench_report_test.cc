@@ -181,6 +181,21 @@ TEST(BaselineTest, CheckedInBaselineIsRead) {
                         "baseline 20.9 us"));
 }
 
+// The transformers' baseline: three models, five modes each, the steady
+// counters of a cached replay (no records, updates or re-traces).
+TEST(BaselineTest, TransformerBaselineIsRead) {
+  absl::StatusOr<BenchResult> baseline =
+      ReadBenchResult("configs/bench_baselines/h100_transformers.json");
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  ASSERT_EQ(baseline->models_size(), 3);
+  EXPECT_EQ(baseline->models(0).name(), "transformer_medium");
+  for (const BenchModel& model : baseline->models()) {
+    ASSERT_EQ(model.modes_size(), 5) << model.name();
+    EXPECT_GT(model.modes(4).median_us(), 0) << model.name();
+  }
+  EXPECT_TRUE(CheckSteadyState(*baseline).ok());
+}
+
 TEST(BaselineTest, FileErrorsNameThePath) {
   absl::StatusOr<BenchResult> missing = ReadBenchResult("no/such/bench.json");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);

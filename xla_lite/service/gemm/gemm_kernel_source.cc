@@ -134,6 +134,14 @@ constexpr char kMmaSelectSource[] = R"(
 #define XL_GEMM_MMA 0
 #endif
 #if XL_GEMM_MMA
+// acc[0..3][c] += A (a0..a3) x B (b0, b1) by the mma.sync variant `shape`.
+#define XL_MMA(shape, a0, a1, a2, a3, b0, b1, c)                            \
+  asm volatile("mma.sync.aligned." shape                                     \
+               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "             \
+               "{%0, %1, %2, %3};"                                           \
+               : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),          \
+                 "+f"(acc[3][c])                                             \
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1))
 __device__ __forceinline__ unsigned int xl_tf32(float f) {
   unsigned int r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
@@ -168,14 +176,8 @@ constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
                                                      rhs_tile[kk + t2 + 1][n]);
               const unsigned int b1 = xl_pack_bf16x2(
                   rhs_tile[kk + t2 + 8][n], rhs_tile[kk + t2 + 9][n]);
-              asm volatile(
-                  "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                  "{%0, %1, %2, %3};"
-                  : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),
-                    "+f"(acc[3][c])
-                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0),
-                    "r"(b1));
+              XL_MMA("m16n8k16.row.col.f32.bf16.bf16.f32", a[0], a[1], a[2],
+                     a[3], b0, b1, c);
             }
           }
         }
@@ -199,13 +201,8 @@ constexpr char kTf32TileProductSource[] = R"(#if XL_GEMM_MMA
               const int n = n0 + 8 * c;
               const unsigned int b0 = xl_tf32(rhs_tile[kk + t][n]);
               const unsigned int b1 = xl_tf32(rhs_tile[kk + t + 4][n]);
-              asm volatile(
-                  "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                  "{%0, %1, %2, %3};"
-                  : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),
-                    "+f"(acc[3][c])
-                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+              XL_MMA("m16n8k8.row.col.f32.tf32.tf32.f32", a0, a1, a2, a3, b0,
+                     b1, c);
             }
           }
         }
