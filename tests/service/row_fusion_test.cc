@@ -139,6 +139,28 @@ ENTRY main {
   EXPECT_EQ(KernelsOf(hlo), 1);
 }
 
+TEST_P(RowFusionTest, EmptyRowReductionIsItsInit) {
+  // A reduction over no elements, with an init that is not the reducer's
+  // identity, in a row kernel whose other stage gives each row a group of
+  // threads (rows of 64) and in one with a thread per row (rows of 8).
+  for (int cols : {64, 8}) {
+    SCOPED_TRACE(cols);
+    EXPECT_EQ(KernelsOf(absl::StrFormat(R"(
+HloModule empty_rows
+%s
+ENTRY main {
+  x = f32[40,0] parameter(0)
+  p = f32[40,%d] parameter(1)
+  one = f32[] constant(1.5)
+  s = f32[40] reduce(x, one), dimensions={1}, to_apply=add
+  sb = f32[40,%d] broadcast(s), dimensions={0}
+  ROOT r = f32[40,%d] multiply(sb, p)
+})",
+                                        kAddComputation, cols, cols, cols)),
+              1);
+  }
+}
+
 TEST_P(RowFusionTest, RowsPastTheLongestKeepTheirOwnKernels) {
   // 1025 elements per row: the row reductions stay kernels of their own.
   EXPECT_EQ(KernelsOf(Softmax(6, 1025, OwnRowMax(6, 1025))), 3);

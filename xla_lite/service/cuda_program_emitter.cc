@@ -506,6 +506,12 @@ std::string ProgramEmitter::ReduceOutput(const ReduceParts& parts,
 }
 
 std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
+  // A thread per row folds in order from init, as the host does.
+  if (lanes == 1) {
+    return absl::StrCat("    if (live) {\n      const idx_t i = row;\n",
+                        ReduceOutput(SplitReduce(), "      "),
+                        "    }\n    __syncthreads();\n");
+  }
   return absl::StrCat(
       "    {\n    __shared__ ",
       ComputeType(program_.op(program_.value_op()).type), " partial[",
@@ -559,13 +565,6 @@ std::string ProgramEmitter::ReduceBody(
   return body;
 }
 
-// A block is a grid of lanes x rows threads over several outputs.
-// Columns: lane x of row y holds output base + x, and the rows fold
-// strided shares of its reduced elements. Grouped rows: row y holds output
-// base + y, and its lanes fold strided shares of the elements, which lie
-// adjacent in a row, so a warp's loads coalesce. Then the folding threads
-// halve in shared memory. Threads past the last output compute at the
-// last one (every index stays in bounds) and store nothing.
 std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
                                         const std::string& fold, int folds,
                                         const std::string& prefix,
@@ -573,27 +572,40 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
   const int64_t extent = program_.reduced_elements();
   const int init = program_.init_op();
   const int value = program_.value_op();
+  const PrimitiveType type = program_.op(value).type;
   std::string body;
   EmitOps(parts.outer, "    ", &body);
   // Each thread folds a strided share of the elements; the init value is
-  // applied once, at the end, so it need not be an identity.
-  absl::StrAppend(&body, "    ", ComputeType(program_.op(value).type),
-                  " acc = ", Name(init), ";\n",
-                  "    for (idx_t r = ", fold, "; r < ", extent,
+  // applied once, at the end, so it need not be an identity. A share's
+  // first element enters the fold rounded to the reduction's type, as
+  // every later one does through the reducer (it may carry excess
+  // precision).
+  absl::StrAppend(&body, "    ", ComputeType(type), " acc = ", Name(init),
+                  ";\n", "    for (idx_t r = ", fold, "; r < ", extent,
                   "; r += ", folds, ") {\n");
   EmitOps(parts.inner, "      ", &body);
-  absl::StrAppend(&body, "      acc = r == ", fold, " ? ", Name(value), " : ",
-                  Reduce("acc", Name(value)), ";\n", "    }\n    ", prefix,
-                  fold, suffix, " = acc;\n    __syncthreads();\n");
+  absl::StrAppend(&body, "      acc = r == ", fold, " ? ",
+                  Round(type, Name(value)), " : ", Reduce("acc", Name(value)),
+                  ";\n", "    }\n    ", prefix, fold, suffix,
+                  " = acc;\n    __syncthreads();\n");
   HalvePartials(std::min<int64_t>(extent, folds), fold, prefix, suffix, &body);
-  absl::StrAppend(
-      &body, "    if (", fold, " == 0 && live) {\n",
-      FinishReduce(parts, Reduce(Name(init), absl::StrCat(prefix, 0, suffix)),
-                   "      "),
-      "    }\n    __syncthreads();\n");
+  // Over no elements the result is init itself.
+  const std::string folded =
+      extent == 0 ? Name(init)
+                  : Reduce(Name(init), absl::StrCat(prefix, 0, suffix));
+  absl::StrAppend(&body, "    if (", fold, " == 0 && live) {\n",
+                  FinishReduce(parts, folded, "      "),
+                  "    }\n    __syncthreads();\n");
   return body;
 }
 
+// A block is a grid of lanes x rows threads over several outputs.
+// Columns: lane x of row y holds output base + x, and the rows fold
+// strided shares of its reduced elements. Grouped rows: row y holds output
+// base + y, and its lanes fold strided shares of the elements, which lie
+// adjacent in a row, so a warp's loads coalesce. Then the folding threads
+// halve in shared memory. Threads past the last output compute at the
+// last one (every index stays in bounds) and store nothing.
 std::string ProgramEmitter::TiledReduceBody(
     const ReductionStrategy& strategy) const {
   const bool column = strategy.column;
