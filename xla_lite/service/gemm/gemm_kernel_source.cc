@@ -119,14 +119,16 @@ $BETA_TERM
 )";
 
 // Products on tensor cores (sm_80 and up): each warp of the 64x64 tile
-// takes 16 rows and 32 columns, four mma.sync products per step along k,
-// reading its fragments from the f32 tiles: bf16 operands (which the
-// tiles hold exactly) packed back into bf16 pairs, m16n8k16; f32 operands
-// whose dot allows TF32 rounded to it as cuBLAS does (cvt.rna),
-// m16n8k8. acc[r][c] is then the accumulator fragment's register r of
-// column block c: row lane / 4 (+ 8 for r >= 2), column
-// 2 * (lane % 4) + r % 2 of its block. Elsewhere (HIP, older GPUs) the
-// FMA product runs, with full f32 products.
+// takes 16 rows and 32 columns, four mma.sync products per step of
+// XL_MMA_K along k, reading its fragments from the f32 tiles: bf16
+// operands (which the tiles hold exactly) packed back into bf16 pairs,
+// m16n8k16; f32 operands whose dot allows TF32 rounded to it as cuBLAS
+// does (cvt.rna), m16n8k8. XL_MMA_FRAG(tile, kk, h, m) is the fragment
+// register of column (A) or row (B) m holding half h of the step's k (the
+// thread's k offset t = lane % 4 in scope). acc[r][c] is then the
+// accumulator fragment's register r of column block c: row lane / 4 (+ 8
+// for r >= 2), column 2 * (lane % 4) + r % 2 of its block. Elsewhere (HIP,
+// older GPUs) the FMA product runs, with full f32 products.
 constexpr char kMmaSelectSource[] = R"(
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define XL_GEMM_MMA 1
@@ -134,75 +136,56 @@ constexpr char kMmaSelectSource[] = R"(
 #define XL_GEMM_MMA 0
 #endif
 #if XL_GEMM_MMA
-// acc[0..3][c] += A (a0..a3) x B (b0, b1) by the mma.sync variant `shape`.
-#define XL_MMA(shape, a0, a1, a2, a3, b0, b1, c)                            \
-  asm volatile("mma.sync.aligned." shape                                     \
-               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "             \
-               "{%0, %1, %2, %3};"                                           \
-               : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),          \
-                 "+f"(acc[3][c])                                             \
+// acc[0..3][c] += A (a0..a3) x B (b0, b1), as XL_MMA_SHAPE multiplies.
+#define XL_MMA(a0, a1, a2, a3, b0, b1, c)                                  \
+  asm volatile("mma.sync.aligned." XL_MMA_SHAPE                             \
+               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "            \
+               "{%0, %1, %2, %3};"                                          \
+               : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),         \
+                 "+f"(acc[3][c])                                            \
                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1))
+$MMA_TYPE#endif
+)";
+
+constexpr char kMmaBf16Source[] =
+    R"(#define XL_MMA_SHAPE "m16n8k16.row.col.f32.bf16.bf16.f32"
+#define XL_MMA_K 16
+__device__ __forceinline__ unsigned int xl_pack_bf16x2(float lo, float hi) {
+  // The upper halves of lo and hi: bf16 values held exactly as floats.
+  return __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x7632);
+}
+#define XL_MMA_FRAG(tile, kk, h, m)                        \
+  xl_pack_bf16x2(tile[(kk) + 2 * t + 8 * (h)][m],          \
+                 tile[(kk) + 2 * t + 8 * (h) + 1][m])
+)";
+
+constexpr char kMmaTf32Source[] =
+    R"(#define XL_MMA_SHAPE "m16n8k8.row.col.f32.tf32.tf32.f32"
+#define XL_MMA_K 8
 __device__ __forceinline__ unsigned int xl_tf32(float f) {
   unsigned int r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
   return r;
 }
-__device__ __forceinline__ unsigned int xl_pack_bf16x2(float lo, float hi) {
-  // The upper halves of lo and hi: bf16 values held exactly as floats.
-  return __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x7632);
-}
-#endif
+#define XL_MMA_FRAG(tile, kk, h, m) xl_tf32(tile[(kk) + t + 4 * (h)][m])
 )";
 
 constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
         {
           const int lane = tid % 32, warp = tid / 32;
-          const int g = lane / 4, t2 = 2 * (lane % 4);
-          const int m0 = (warp / 2) * 16 + g, n0 = (warp % 2) * 32 + g;
-#pragma unroll
-          for (int kk = 0; kk < kTileK; kk += 16) {
-            unsigned int a[4];
-            a[0] = xl_pack_bf16x2(lhs_tile[kk + t2][m0], lhs_tile[kk + t2 + 1][m0]);
-            a[1] = xl_pack_bf16x2(lhs_tile[kk + t2][m0 + 8],
-                                  lhs_tile[kk + t2 + 1][m0 + 8]);
-            a[2] = xl_pack_bf16x2(lhs_tile[kk + t2 + 8][m0],
-                                  lhs_tile[kk + t2 + 9][m0]);
-            a[3] = xl_pack_bf16x2(lhs_tile[kk + t2 + 8][m0 + 8],
-                                  lhs_tile[kk + t2 + 9][m0 + 8]);
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-              const int n = n0 + 8 * c;
-              const unsigned int b0 = xl_pack_bf16x2(rhs_tile[kk + t2][n],
-                                                     rhs_tile[kk + t2 + 1][n]);
-              const unsigned int b1 = xl_pack_bf16x2(
-                  rhs_tile[kk + t2 + 8][n], rhs_tile[kk + t2 + 9][n]);
-              XL_MMA("m16n8k16.row.col.f32.bf16.bf16.f32", a[0], a[1], a[2],
-                     a[3], b0, b1, c);
-            }
-          }
-        }
-#else
-$FMA_PRODUCT
-#endif)";
-
-constexpr char kTf32TileProductSource[] = R"(#if XL_GEMM_MMA
-        {
-          const int lane = tid % 32, warp = tid / 32;
           const int g = lane / 4, t = lane % 4;
           const int m0 = (warp / 2) * 16 + g, n0 = (warp % 2) * 32 + g;
 #pragma unroll
-          for (int kk = 0; kk < kTileK; kk += 8) {
-            const unsigned int a0 = xl_tf32(lhs_tile[kk + t][m0]);
-            const unsigned int a1 = xl_tf32(lhs_tile[kk + t][m0 + 8]);
-            const unsigned int a2 = xl_tf32(lhs_tile[kk + t + 4][m0]);
-            const unsigned int a3 = xl_tf32(lhs_tile[kk + t + 4][m0 + 8]);
+          for (int kk = 0; kk < kTileK; kk += XL_MMA_K) {
+            const unsigned int a0 = XL_MMA_FRAG(lhs_tile, kk, 0, m0);
+            const unsigned int a1 = XL_MMA_FRAG(lhs_tile, kk, 0, m0 + 8);
+            const unsigned int a2 = XL_MMA_FRAG(lhs_tile, kk, 1, m0);
+            const unsigned int a3 = XL_MMA_FRAG(lhs_tile, kk, 1, m0 + 8);
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
               const int n = n0 + 8 * c;
-              const unsigned int b0 = xl_tf32(rhs_tile[kk + t][n]);
-              const unsigned int b1 = xl_tf32(rhs_tile[kk + t + 4][n]);
-              XL_MMA("m16n8k8.row.col.f32.tf32.tf32.f32", a0, a1, a2, a3, b0,
-                     b1, c);
+              XL_MMA(a0, a1, a2, a3, XL_MMA_FRAG(rhs_tile, kk, 0, n),
+                     XL_MMA_FRAG(rhs_tile, kk, 1, n), c);
             }
           }
         }
@@ -424,11 +407,16 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                               : IndexAlong("j", "kk", "kTileN");
   const bool mma = UsesTensorCores(config, tiling);
   const std::string product =
-      mma ? absl::StrReplaceAll(config.type == se::blas::DataType::kBF16
-                                    ? kMmaTileProductSource
-                                    : kTf32TileProductSource,
+      mma ? absl::StrReplaceAll(kMmaTileProductSource,
                                 {{"$FMA_PRODUCT", kGemmTileProductSource}})
           : kGemmTileProductSource;
+  const std::string mma_source =
+      mma ? absl::StrReplaceAll(
+                kMmaSelectSource,
+                {{"$MMA_TYPE", config.type == se::blas::DataType::kBF16
+                                   ? kMmaBf16Source
+                                   : kMmaTf32Source}})
+          : "";
   // StrReplaceAll makes one pass: the staging code goes in first.
   const std::string text =
       absl::StrReplaceAll(kKernelTemplate, {{"$STAGE", kStageTemplate}});
@@ -474,7 +462,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
            mma ? "(XL_GEMM_MMA ? (tid / 32 % 2) * 32 + 8 * c + 2 * (tid % 4) "
                  "+ r % 2 : tx * kColsPerThread + c)"
                : "tx * kColsPerThread + c"},
-          {"$MMA", mma ? kMmaSelectSource : ""},
+          {"$MMA", mma_source},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$LOAD_RUN", kLoadRunSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
