@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/gemm/gemm_test_util.h"
 #include "xla_lite/runtime/buffer_allocation.h"
@@ -78,8 +79,9 @@ TEST_P(EmittedGemmTest, StridedBatchesMatchReference) {
 // f32 rounding, which the tensor cores' f32 accumulation stays within.
 TEST_P(EmittedGemmTest, Bf16TensorCoreTilesMatchReference) {
   std::mt19937 rng(21);
-  for (int tile_k : {16, 64}) {
+  for (auto [cols, tile_k] : {std::pair{4, 16}, {4, 64}, {2, 16}, {2, 64}}) {
     GemmTiling tiling;
+    tiling.cols_per_thread = cols;
     tiling.tile_k = tile_k;
     ASSERT_TRUE(gpu::UsesTensorCores(
         *GemmProblem{1, 64, 64, 64, false, false, 1.0f, 0.0f, DataType::kBF16}
@@ -102,6 +104,44 @@ TEST_P(EmittedGemmTest, Bf16TensorCoreTilesMatchReference) {
       problem.inner_batch = 3;
       problem.pad = 2;
       ExpectMatchesReference(problem, rng, tiling);
+    }
+  }
+}
+
+// Operands whose contiguous runs are multiples of 4 (sizes, leading
+// dimensions, batch strides) are staged 4 elements a load (a 16-byte f32 or
+// 8-byte bf16 vector) where the buffers are aligned, and element by element
+// where they are not: both must match the reference, with partial tiles,
+// every transpose and strided batches, in both types.
+TEST_P(EmittedGemmTest, RunsOfFourStageAsVectorsWhereAligned) {
+  std::mt19937 rng(23);
+  for (DataType type : {DataType::kF32, DataType::kBF16}) {
+    for (int variant = 0; variant < 8; ++variant) {
+      GemmProblem problem{
+          2,    68,   92,  84, (variant & 1) != 0, (variant & 2) != 0,
+          1.5f, 0.0f, type};
+      if ((variant & 4) != 0) {
+        problem.inner_batch = 3;
+        problem.pad = 4;
+      }
+      SCOPED_TRACE(problem.ToString());
+      absl::StatusOr<GemmConfig> config = problem.Config();
+      ASSERT_TRUE(config.ok()) << config.status();
+      const GemmTiling tiling = gpu::ChooseGemmTiling(*config);
+      const se::KernelSpec spec = EmitGemmKernel(*config, "gemm", tiling);
+      ASSERT_NE(spec.cuda_source.find("kLhsVec = 4, kRhsVec = 4"),
+                std::string::npos)
+          << "the runs were not staged as vectors";
+      GemmOperands operands = RandomOperands(*config, rng);
+      const ExpectedGemm want = ReferenceGemm(*config, operands);
+      for (int64_t offset : {0, 1}) {
+        SCOPED_TRACE(absl::StrCat("operands offset by ", offset));
+        auto got =
+            RunKernel(spec, gpu::GemmLaunchDimensionsFor(*config, tiling),
+                      *config, operands, offset);
+        ASSERT_TRUE(got.ok()) << got.status();
+        EXPECT_TRUE(MatchesReference(*config, *got, want));
+      }
     }
   }
 }

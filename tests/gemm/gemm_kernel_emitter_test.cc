@@ -52,11 +52,30 @@ TEST(GemmTilingTest, SmallProductsGetSmallerTilesForMoreBlocks) {
     EXPECT_TRUE(tiling.IsValid());
     EXPECT_LT(tiling.tile_m() * tiling.tile_n(), 64 * 64);
     // Shrinking stops once there are blocks enough, or nothing is left.
-    EXPECT_TRUE(Blocks(config, tiling) >= 128 ||
+    EXPECT_TRUE(Blocks(config, tiling) >= 256 ||
                 (tiling.rows_per_thread == 1 && tiling.cols_per_thread == 1));
   }
   // A single row is spread along n: its tiles are one thread row tall.
   EXPECT_EQ(ChooseGemmTiling(ConfigOf({1, 1, 4096, 64})).rows_per_thread, 1);
+}
+
+// Attention's 64 batches of 64x128 by 128 fill 256 blocks with half-size
+// tiles: 32 rows of 64 columns in f32, and for products that may run on
+// tensor cores (bf16, TF32) 64 rows of 32 columns, which keep the 4 rows a
+// thread that the tensor cores need.
+TEST(GemmTilingTest, TensorCoreProductsKeepFourRowsAThread) {
+  GemmProblem problem{64, 64, 128, 128};
+  GemmTiling f32 = ChooseGemmTiling(ConfigOf(problem));
+  EXPECT_EQ(f32.rows_per_thread, 2) << f32.ToString();
+  EXPECT_EQ(f32.cols_per_thread, 4) << f32.ToString();
+  problem.type = DataType::kBF16;
+  GemmTiling bf16 = ChooseGemmTiling(ConfigOf(problem));
+  EXPECT_EQ(bf16.rows_per_thread, 4) << bf16.ToString();
+  EXPECT_EQ(bf16.cols_per_thread, 2) << bf16.ToString();
+  EXPECT_TRUE(gpu::UsesTensorCores(ConfigOf(problem), bf16));
+  GemmConfig tf32 = ConfigOf({64, 64, 128, 128});
+  tf32.allow_tf32 = true;
+  EXPECT_EQ(ChooseGemmTiling(tf32).rows_per_thread, 4);
 }
 
 TEST(GemmTilingTest, ShortContractionsAreStagedInOnePass) {
@@ -64,9 +83,13 @@ TEST(GemmTilingTest, ShortContractionsAreStagedInOnePass) {
   GemmTiling short_k = ChooseGemmTiling(ConfigOf({1, 24, 80, 96}));
   EXPECT_EQ(short_k.tile_k, 96) << short_k.ToString();
   EXPECT_TRUE(short_k.IsValid());
-  // A k of 4096 does not fit: passes of 16.
+  // A k of 4096 does not fit: passes of 64.
   GemmTiling long_k = ChooseGemmTiling(ConfigOf({1, 256, 10, 4096}));
-  EXPECT_EQ(long_k.tile_k, GemmTiling::kDefaultTileK) << long_k.ToString();
+  EXPECT_EQ(long_k.tile_k, 64) << long_k.ToString();
+  // 64x64 tiles of a 200-long k: 64 fits (33 KiB) where 200 does not.
+  GemmTiling deep = ChooseGemmTiling(ConfigOf({64, 128, 128, 200}));
+  EXPECT_EQ(deep.tile_m(), 64) << deep.ToString();
+  EXPECT_EQ(deep.tile_k, 64) << deep.ToString();
   // A contraction no longer than one default pass keeps it.
   EXPECT_EQ(ChooseGemmTiling(ConfigOf({1, 64, 64, 7})).tile_k,
             GemmTiling::kDefaultTileK);
@@ -131,8 +154,11 @@ TEST(GemmKernelEmitterTest, SourceReadsOutputOnlyForNonZeroBeta) {
   problem.beta = 1.0f;
   std::string with_beta =
       gpu::EmitGemmKernel(ConfigOf(problem), "g").cuda_source;
-  EXPECT_FALSE(absl::StrContains(no_beta, "load_element(out, index)"));
-  EXPECT_TRUE(absl::StrContains(with_beta, "load_element(out, index)"));
+  EXPECT_FALSE(absl::StrContains(no_beta, "load_element(out, at)"));
+  EXPECT_TRUE(absl::StrContains(with_beta, "load_element(out, at)"));
+  // Runs of the output are stored as vectors only where nothing is read.
+  EXPECT_TRUE(absl::StrContains(no_beta, "kVectorStore = true"));
+  EXPECT_TRUE(absl::StrContains(with_beta, "kVectorStore = false"));
   for (std::string* source : {&no_beta, &with_beta}) {
     // Inline assembly only in the sm_90+ programmatic-launch macro.
     *source =

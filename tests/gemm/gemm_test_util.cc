@@ -245,15 +245,25 @@ se::Stream* GemmPlatformTest::stream() {
 
 absl::StatusOr<std::vector<float>> GemmPlatformTest::RunKernel(
     const se::KernelSpec& spec, const se::LaunchDimensions& dims,
-    const gpu::GemmConfig& config, const GemmOperands& operands) {
-  se::ScopedDeviceAddress lhs = Upload(config.type, operands.lhs);
-  se::ScopedDeviceAddress rhs = Upload(config.type, operands.rhs);
+    const gpu::GemmConfig& config, const GemmOperands& operands,
+    int64_t operand_offset) {
+  auto upload_at_offset = [&](const std::vector<float>& values) {
+    std::vector<float> padded(operand_offset, 0.0f);
+    padded.insert(padded.end(), values.begin(), values.end());
+    return Upload(config.type, padded);
+  };
+  se::ScopedDeviceAddress lhs = upload_at_offset(operands.lhs);
+  se::ScopedDeviceAddress rhs = upload_at_offset(operands.rhs);
   se::ScopedDeviceAddress out = Upload(config.output_type, operands.out);
   absl::StatusOr<std::unique_ptr<se::Kernel>> kernel =
       executor_->LoadKernel(spec);
   if (!kernel.ok()) return kernel.status();
   if (stream() == nullptr) return absl::InternalError("no stream");
-  se::KernelArgs args({lhs.cref(), rhs.cref(), out.cref()});
+  const uint64_t skip = operand_offset * ToBytes(config.type, {0.0f}).size();
+  auto view = [skip](const se::ScopedDeviceAddress& mem) {
+    return mem.cref().GetByteSlice(skip, mem.cref().size() - skip);
+  };
+  se::KernelArgs args({view(lhs), view(rhs), out.cref()});
   absl::Status status = stream()->Launch(dims, **kernel, args);
   if (status.ok()) status = stream()->BlockHostUntilDone();
   if (!status.ok()) return status;

@@ -298,6 +298,49 @@ TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
   }
 }
 
+// Reductions whose folding threads fill whole warps (a block per output,
+// grouped rows, row kernels) finish through warp shuffles; a column
+// reduction's folding threads lie in different warps, and halve in shared
+// memory only. The shuffles pair lanes as the shared-memory halving does,
+// so the results are the reduce tests' either way.
+TEST(KernelCompileTest, WarpAlignedReductionsFinishThroughShuffles) {
+  auto module = Parse(R"(HloModule rows_and_columns
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[64,256] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[64] reduce(p, z), dimensions={1}, to_apply=add
+  cols = f32[256] reduce(p, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[64], f32[256]) tuple(rows, cols)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = Compile(std::move(*module), nullptr, OpByOpOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int rows = 0, columns = 0;
+  for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+    if (thunk->kind() != gpu::Thunk::Kind::kKernel) continue;
+    const se::KernelSpec& spec =
+        static_cast<const gpu::KernelThunk*>(thunk)->spec();
+    SCOPED_TRACE(spec.name);
+    const bool shuffles =
+        absl::StrContains(spec.cuda_source, "xl_shfl_xor(acc, ") ||
+        absl::StrContains(spec.cuda_source, "xl_shfl_xor(lane_acc, ");
+    if (absl::StrContains(spec.name, "rows")) {
+      ++rows;
+      EXPECT_TRUE(shuffles) << spec.cuda_source;
+    } else if (absl::StrContains(spec.name, "cols")) {
+      ++columns;
+      EXPECT_FALSE(shuffles) << spec.cuda_source;
+    }
+  }
+  EXPECT_EQ(rows, 1);
+  EXPECT_EQ(columns, 1);
+}
+
 // One kernel of each distinct source, its name aside: the models repeat
 // the same fused kernels under other names (each layer's LayerNorm, each
 // parameter's Adam update), and a runtime compiler takes about a second a

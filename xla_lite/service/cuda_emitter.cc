@@ -150,6 +150,21 @@ static __device__ __forceinline__ long long xl_clamp_coordinate(
 static __device__ __forceinline__ int xl_clamp_start(int v, int max) {
   return v < 0 ? 0 : (v > max ? max : v);
 }
+// Lane i ^ m's value, within 32 lanes (a warp; half an AMD wavefront).
+#if defined(__HIP__) || defined(__HIPCC__)
+#define XL_SHFL_XOR(v, m) __shfl_xor((v), (m), 32)
+#else
+#define XL_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
+#endif
+static __device__ __forceinline__ float xl_shfl_xor(float v, int m) {
+  return XL_SHFL_XOR(v, m);
+}
+static __device__ __forceinline__ int xl_shfl_xor(int v, int m) {
+  return XL_SHFL_XOR(v, m);
+}
+static __device__ __forceinline__ bool xl_shfl_xor(bool v, int m) {
+  return XL_SHFL_XOR((int)v, m) != 0;
+}
 )";
 
 // What every emitted source starts with: `title`, the programs it runs

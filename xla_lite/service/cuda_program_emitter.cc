@@ -233,14 +233,16 @@ std::string ProgramEmitter::Store(int output, const std::string& value,
                       "] = ", StoreExpr(out.buffer.type, value), ";");
 }
 
-void ProgramEmitter::HalvePartials(int64_t valid, const std::string& lane,
-                                   const std::string& prefix,
-                                   const std::string& suffix,
-                                   std::string* body) const {
+int64_t ProgramEmitter::HalvePartials(int64_t valid, int64_t stop,
+                                      const std::string& lane,
+                                      const std::string& prefix,
+                                      const std::string& suffix,
+                                      std::string* body) const {
   auto at = [&](const std::string& index) {
     return absl::StrCat(prefix, index, suffix);
   };
-  while (valid > 1) {
+  auto pow2 = [](int64_t v) { return (v & (v - 1)) == 0; };
+  while (valid > stop || (valid > 1 && !pow2(valid))) {
     int64_t half = 1;
     while (half * 2 < valid) half *= 2;
     absl::StrAppend(body, "    if (", lane, " < ", valid - half, ") ", at(lane),
@@ -249,6 +251,7 @@ void ProgramEmitter::HalvePartials(int64_t valid, const std::string& lane,
                     ";\n    __syncthreads();\n");
     valid = half;
   }
+  return valid;
 }
 
 std::string ProgramEmitter::Reduce(const std::string& a,
@@ -512,11 +515,13 @@ std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
                         ReduceOutput(SplitReduce(), "      "),
                         "    }\n    __syncthreads();\n");
   }
-  return absl::StrCat(
-      "    {\n    __shared__ ",
-      ComputeType(program_.op(program_.value_op()).type), " partial[",
-      rows_per_block, "][", lanes, "];\n    const idx_t i = row;\n",
-      GroupReduce(SplitReduce(), "x", lanes, "partial[y][", "]"), "    }\n");
+  return absl::StrCat("    {\n    __shared__ ",
+                      ComputeType(program_.op(program_.value_op()).type),
+                      " partial[", rows_per_block, "][", lanes,
+                      "];\n    const idx_t i = row;\n",
+                      GroupReduce(SplitReduce(), "x", lanes, "partial[y][", "]",
+                                  /*warp_lanes=*/lanes % 32 == 0),
+                      "    }\n");
 }
 
 std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
@@ -561,14 +566,50 @@ std::string ProgramEmitter::ReduceBody(
                   "  const idx_t t = threadIdx.x;\n",
                   "  for (idx_t i = blockIdx.x; i < ", outputs,
                   "; i += gridDim.x) {\n    const bool live = true;\n",
-                  GroupReduce(parts, "t", threads, "partial[", "]"), "  }\n");
+                  GroupReduce(parts, "t", threads, "partial[", "]",
+                              /*warp_lanes=*/threads % 32 == 0),
+                  "  }\n");
   return body;
+}
+
+// The last five halvings of a group whose lanes fill whole warps go
+// through warp shuffles, with no barrier between them: lane i takes lane
+// i ^ h's partial, which pairs lanes as the shared-memory halving does, in
+// the same order (the reduced lanes' own value first), so the result is
+// the same. Before that, partials over 32 halve in shared memory.
+void ProgramEmitter::WarpHalve(int64_t valid, const std::string& fold,
+                               const std::string& prefix,
+                               const std::string& suffix, const char* ctype,
+                               std::string* body) const {
+  auto pow2 = [](int64_t v) { return (v & (v - 1)) == 0; };
+  std::string value = "acc";
+  std::string indent = "    ";
+  if (valid > 32 || !pow2(valid)) {
+    absl::StrAppend(body, "    ", prefix, fold, suffix,
+                    " = acc;\n    __syncthreads();\n");
+    valid = HalvePartials(valid, 32, fold, prefix, suffix, body);
+    // The group's first warp (uniform: groups are whole warps) reads on.
+    absl::StrAppend(body, "    if (", fold, " < 32) {\n      ", ctype,
+                    " lane_acc = ", prefix, fold, suffix, ";\n");
+    value = "lane_acc";
+    indent = "      ";
+  }
+  for (int64_t half = valid / 2; half >= 1; half /= 2) {
+    absl::StrAppend(
+        body, indent, value, " = ",
+        Reduce(value, absl::StrCat("xl_shfl_xor(", value, ", ", half, ")")),
+        ";\n");
+  }
+  absl::StrAppend(body, indent, "if (", fold, " == 0) ", prefix, "0", suffix,
+                  " = ", value, ";\n");
+  if (value != "acc") absl::StrAppend(body, "    }\n");
 }
 
 std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
                                         const std::string& fold, int folds,
                                         const std::string& prefix,
-                                        const std::string& suffix) const {
+                                        const std::string& suffix,
+                                        bool warp_lanes) const {
   const int64_t extent = program_.reduced_elements();
   const int init = program_.init_op();
   const int value = program_.value_op();
@@ -586,9 +627,15 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
   EmitOps(parts.inner, "      ", &body);
   absl::StrAppend(&body, "      acc = r == ", fold, " ? ",
                   Round(type, Name(value)), " : ", Reduce("acc", Name(value)),
-                  ";\n", "    }\n    ", prefix, fold, suffix,
-                  " = acc;\n    __syncthreads();\n");
-  HalvePartials(std::min<int64_t>(extent, folds), fold, prefix, suffix, &body);
+                  ";\n", "    }\n");
+  const int64_t valid = std::min<int64_t>(extent, folds);
+  if (!warp_lanes) {
+    absl::StrAppend(&body, "    ", prefix, fold, suffix,
+                    " = acc;\n    __syncthreads();\n");
+    HalvePartials(valid, 1, fold, prefix, suffix, &body);
+  } else {
+    WarpHalve(valid, fold, prefix, suffix, ComputeType(type), &body);
+  }
   // Over no elements the result is init itself.
   const std::string folded =
       extent == 0 ? Name(init)
@@ -627,8 +674,10 @@ std::string ProgramEmitter::TiledReduceBody(
       "    const idx_t i = live ? base + ", output, " : ", outputs - 1, ";\n");
   absl::StrAppend(
       &body,
-      column ? GroupReduce(SplitReduce(), "y", rows, "partial[", "][x]")
-             : GroupReduce(SplitReduce(), "x", lanes, "partial[y][", "]"),
+      column ? GroupReduce(SplitReduce(), "y", rows, "partial[", "][x]",
+                           /*warp_lanes=*/false)
+             : GroupReduce(SplitReduce(), "x", lanes, "partial[y][", "]",
+                           /*warp_lanes=*/lanes % 32 == 0),
       "  }\n");
   return body;
 }

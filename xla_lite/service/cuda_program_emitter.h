@@ -66,18 +66,26 @@ class ProgramEmitter {
   // thread `fold` folds a strided share of the elements into its partial,
   // prefix + fold + suffix in shared memory, the group halves the
   // partials, and thread 0 finishes when `live` (in scope) holds.
+  // With `warp_lanes`, the group's threads are whole warps, `fold` the
+  // lane: the last halvings go through warp shuffles (WarpHalve).
   std::string GroupReduce(const ReduceParts& parts, const std::string& fold,
                           int folds, const std::string& prefix,
-                          const std::string& suffix) const;
+                          const std::string& suffix, bool warp_lanes) const;
   // Defines the reduced value from `acc_expr`, then the epilogue and store.
   std::string FinishReduce(const ReduceParts& parts,
                            const std::string& acc_expr,
                            const std::string& indent) const;
   // Lanes [0, valid) of `lane` hold partial results in
-  // prefix + lane + suffix; halves them until one is left, in lane 0.
-  void HalvePartials(int64_t valid, const std::string& lane,
-                     const std::string& prefix, const std::string& suffix,
-                     std::string* body) const;
+  // prefix + lane + suffix; halves them until at most `stop` are left, a
+  // power of two (1: the result, in lane 0). Returns how many are left.
+  int64_t HalvePartials(int64_t valid, int64_t stop, const std::string& lane,
+                        const std::string& prefix, const std::string& suffix,
+                        std::string* body) const;
+  // Halves a warp-aligned group's `valid` partials (each thread's `acc`)
+  // down to lane 0's prefix + 0 + suffix, the last steps by warp shuffles.
+  void WarpHalve(int64_t valid, const std::string& fold,
+                 const std::string& prefix, const std::string& suffix,
+                 const char* ctype, std::string* body) const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const;
 

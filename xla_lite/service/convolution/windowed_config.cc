@@ -192,7 +192,7 @@ ConvolutionGemm ChooseConvolutionGemm(const ConvolutionConfig& c) {
   GemmTiling wide;
   wide.rows_per_thread = GemmTiling::kMaxWidePerThread;
   wide.cols_per_thread = kMaxColsPerThread;
-  g.tiling = ChooseGemmTiling(shape, wide);
+  g.tiling = ChooseGemmTiling(shape, wide, GemmTiling::kMinConvolutionBlocks);
   g.tiling.rows_per_thread = FittedPerThread(g.m, g.tiling.rows_per_thread);
   g.tiling.cols_per_thread = FittedPerThread(g.n, g.tiling.cols_per_thread);
   const bool whole_k =

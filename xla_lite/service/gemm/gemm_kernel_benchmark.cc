@@ -1,13 +1,22 @@
 // The emitted gemm kernel against the platform's BLAS (cuBLAS, hipBLAS,
 // Eigen on the host) on the same row-major product:
-//   BM_EmittedGemm/m/n/k/bf16/heads   EmitGemmKernel's kernel, launched
-//                                     directly
-//   BM_BlasGemm/m/n/k/bf16/heads      BlasSupport::Gemm with
-//                                     GemmConfig::ToBlasCalls
-// heads 0 is one dense row-major product. heads > 0 is attention's scores
-// product (bqhd,bkhd->bhqk) for a batch of 16: q [16, m, heads, k] times
-// the keys [16, n, heads, k] transposed, read in place, so its batches run
-// over two batch dimensions that BLAS strides one call at a time.
+//   BM_EmittedGemm/m/n/k/type/heads/form   EmitGemmKernel's kernel,
+//                                          launched directly
+//   BM_BlasGemm/m/n/k/type/heads/form      BlasSupport::Gemm with
+//                                          GemmConfig::ToBlasCalls
+// type 0 is f32 (full precision), 1 bf16 operands with an f32 output, 2
+// f32 operands that may be rounded to TF32. heads 0 is one dense
+// row-major product. heads > 0 is one of attention's products for a batch
+// of 16, read in place, so its batches run over two batch dimensions that
+// BLAS strides one call at a time (m, n and k as the gemm sees them):
+//   form 0, the scores (bqhd,bkhd->bhqk): q [16, m, heads, k] times the
+//           keys [16, n, heads, k] transposed;
+//   form 1, the weighted values as the exported step computes them,
+//           transposed (bkhd,bhqk->bhdq): values [16, k, heads, m]
+//           transposed times the probabilities [16, heads, n, k]
+//           transposed;
+//   form 2, the probabilities' gradient times the values
+//           (bhqk,bkhd->bhqd): [16, heads, m, k] times [16, k, heads, n].
 // Each iteration enqueues kGemmsPerIteration gemms and waits for them, so the
 // reported real time includes launching; "per_gemm" is the time of one and
 // "flops" the arithmetic rate (2mnk per gemm). Before timing, the emitted
@@ -78,19 +87,36 @@ constexpr int64_t kAttentionBatch = 16;
 
 absl::StatusOr<GemmConfig> ConfigFor(const benchmark::State& state) {
   PrimitiveType type =
-      state.range(3) ? PrimitiveType::BF16 : PrimitiveType::F32;
+      state.range(3) == 1 ? PrimitiveType::BF16 : PrimitiveType::F32;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  const int64_t heads = state.range(4);
-  if (heads == 0) {
-    return GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}),
-                           false, Shape(type, {m, n}), 1.0f, 0.0f);
-  }
+  const int64_t heads = state.range(4), form = state.range(5);
+  absl::StatusOr<GemmConfig> config;
   const int64_t b = kAttentionBatch;
-  return GemmConfig::ForStrided(
-      {Shape(type, {b, m, heads, k}), false, heads * k},
-      {Shape(type, {b, n, heads, k}), true, heads * k},
-      Shape(PrimitiveType::F32, {b, heads, m, n}),
-      {{b, m * heads * k, n * heads * k}, {heads, k, k}}, m, n, k, 1.0f, 0.0f);
+  const Shape out(PrimitiveType::F32, {b, heads, m, n});
+  if (heads == 0) {
+    config = GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}),
+                             false, Shape(type, {m, n}), 1.0f, 0.0f);
+  } else if (form == 0) {
+    config = GemmConfig::ForStrided(
+        {Shape(type, {b, m, heads, k}), false, heads * k},
+        {Shape(type, {b, n, heads, k}), true, heads * k}, out,
+        {{b, m * heads * k, n * heads * k}, {heads, k, k}}, m, n, k, 1.0f,
+        0.0f);
+  } else if (form == 1) {
+    config = GemmConfig::ForStrided(
+        {Shape(type, {b, k, heads, m}), true, heads * m},
+        {Shape(type, {b, heads, n, k}), true, k}, out,
+        {{b, k * heads * m, heads * n * k}, {heads, m, n * k}}, m, n, k, 1.0f,
+        0.0f);
+  } else {
+    config = GemmConfig::ForStrided(
+        {Shape(type, {b, heads, m, k}), false, k},
+        {Shape(type, {b, k, heads, n}), false, heads * n}, out,
+        {{b, heads * m * k, k * heads * n}, {heads, m * k, n}}, m, n, k, 1.0f,
+        0.0f);
+  }
+  if (config.ok()) config->allow_tf32 = state.range(3) == 2;
+  return config;
 }
 
 absl::StatusOr<Problem> MakeProblem(const benchmark::State& state) {
@@ -223,21 +249,23 @@ void BM_BlasGemm(benchmark::State& state) {
   SetCounters(state, problem->config);
 }
 
-// m, n, k, bf16, heads: an MLP layer's forward product at two sizes and
-// the medium transformer's projection (2048x256x256), in both types; the
-// medium transformer's attention scores (4 heads of 128x128x64).
-#define GEMM_BENCHMARK(fn)                         \
-  BENCHMARK(fn)                                    \
-      ->ArgNames({"m", "n", "k", "bf16", "heads"}) \
-      ->Args({64, 128, 128, 0, 0})                 \
-      ->Args({256, 1024, 1024, 0, 0})              \
-      ->Args({2048, 256, 256, 0, 0})               \
-      ->Args({128, 128, 64, 0, 4})                 \
-      ->Args({64, 128, 128, 1, 0})                 \
-      ->Args({256, 1024, 1024, 1, 0})              \
-      ->Args({2048, 256, 256, 1, 0})               \
-      ->Args({128, 128, 64, 1, 4})                 \
-      ->UseRealTime()                              \
+// m, n, k, type, heads, form: an MLP layer's forward product at two sizes
+// and the medium transformer's projection (2048x256x256), in f32 and bf16;
+// the medium transformer's attention products (4 heads of 128x128 by 64)
+// in each type.
+#define GEMM_BENCHMARK(fn)                                     \
+  BENCHMARK(fn)                                                \
+      ->ArgNames({"m", "n", "k", "type", "heads", "form"})     \
+      ->Args({64, 128, 128, 0, 0, 0})                          \
+      ->Args({256, 1024, 1024, 0, 0, 0})                       \
+      ->Args({2048, 256, 256, 0, 0, 0})                        \
+      ->Args({64, 128, 128, 1, 0, 0})                          \
+      ->Args({256, 1024, 1024, 1, 0, 0})                       \
+      ->Args({2048, 256, 256, 1, 0, 0})                        \
+      ->ArgsProduct({{128}, {128}, {64}, {0, 1, 2}, {4}, {0}}) \
+      ->ArgsProduct({{64}, {128}, {128}, {0, 1, 2}, {4}, {1}}) \
+      ->ArgsProduct({{128}, {64}, {128}, {0, 1, 2}, {4}, {2}}) \
+      ->UseRealTime()                                          \
       ->Unit(benchmark::kMicrosecond)
 
 GEMM_BENCHMARK(BM_EmittedGemm);

@@ -29,6 +29,7 @@ se::KernelSpec EmitGemmKernel(const GemmConfig& config, const std::string& name,
   VLOG(1) << "emitted gemm kernel " << spec.name << ": " << config.ToString()
           << ", " << tiling.ToString() << ", "
           << GemmLaunchDimensionsFor(config, tiling).ToString();
+  VLOG(5) << spec.cuda_source;
   return spec;
 }
 

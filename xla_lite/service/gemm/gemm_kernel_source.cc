@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -49,14 +50,25 @@ $ENTRY(const input_t* __restrict__ lhs,
   constexpr int kThreads = kThreadsX * kThreadsY;
   constexpr long long kTilesM = (kM + kTileM - 1) / kTileM;
   constexpr long long kTilesN = (kN + kTileN - 1) / kTileN;
-  constexpr int kLhsSteps = (kTileM * kTileK + kThreads - 1) / kThreads;
-  constexpr int kRhsSteps = (kTileN * kTileK + kThreads - 1) / kThreads;
+  // Elements per staged load (each operand's contiguous run), and loads
+  // per thread per pass.
+  constexpr int kLhsVec = $LHS_VEC, kRhsVec = $RHS_VEC;
+  constexpr int kLhsRuns = kTileM * kTileK / kLhsVec;
+  constexpr int kRhsRuns = kTileN * kTileK / kRhsVec;
+  constexpr int kLhsSteps = (kLhsRuns + kThreads - 1) / kThreads;
+  constexpr int kRhsSteps = (kRhsRuns + kThreads - 1) / kThreads;
 $SCALARS
   XL_AWAIT_PRODUCERS();
   __shared__ __align__(16) float lhs_tile[kTileK][kTileM + 4];
   __shared__ __align__(16) float rhs_tile[kTileK][kTileN + 4];
 
   if (blockIdx.x >= kTilesN) return;
+  // Runs are whole vectors where the operands start aligned; strides and
+  // extents were checked when the kernel was emitted.
+  const bool lhs_aligned = xl_is_aligned<kLhsVec>(lhs);
+  const bool rhs_aligned = xl_is_aligned<kRhsVec>(rhs);
+  constexpr bool kVectorStore = $VECTOR_STORES;
+  const bool out_aligned = $OUT_ALIGNED;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kThreadsX + tx;
   const long long col0 = (long long)blockIdx.x * kTileN;
@@ -73,7 +85,7 @@ $BATCH_OFFSETS
 #pragma unroll
         for (int c = 0; c < kColsPerThread; ++c) acc[r][c] = 0.0f;
       }
-      float lhs_staged[kLhsSteps], rhs_staged[kRhsSteps];
+      float lhs_staged[kLhsSteps][kLhsVec], rhs_staged[kRhsSteps][kRhsVec];
       {
         const long long next = 0;
 $STAGE
@@ -83,13 +95,23 @@ $STAGE
         for (int s = 0; s < kLhsSteps; ++s) {
           const int e = tid + s * kThreads;
 $LHS_INDEX
-          if (e < kTileM * kTileK) lhs_tile[kk][i] = lhs_staged[s];
+          if (e < kLhsRuns) {
+#pragma unroll
+            for (int q = 0; q < kLhsVec; ++q) {
+              lhs_tile[kk + $LHS_DK * q][i + $LHS_DI * q] = lhs_staged[s][q];
+            }
+          }
         }
 #pragma unroll
         for (int s = 0; s < kRhsSteps; ++s) {
           const int e = tid + s * kThreads;
 $RHS_INDEX
-          if (e < kTileN * kTileK) rhs_tile[kk][j] = rhs_staged[s];
+          if (e < kRhsRuns) {
+#pragma unroll
+            for (int q = 0; q < kRhsVec; ++q) {
+              rhs_tile[kk + $RHS_DK * q][j + $RHS_DJ * q] = rhs_staged[s][q];
+            }
+          }
         }
         __syncthreads();
         if (k0 + kTileK < kK) {
@@ -99,27 +121,15 @@ $STAGE
 $TILE_PRODUCT
         __syncthreads();
       }
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        const long long row = row0 + $ACC_ROW;
-#pragma unroll
-        for (int c = 0; c < kColsPerThread; ++c) {
-          const long long col = col0 + $ACC_COL;
-          if (row < kM && col < kN) {
-            const long long index = (batch * kM + row) * kN + col;
-            float value = alpha * acc[r][c];
-$BETA_TERM
-            $STORE_RESULT;
-          }
-        }
-      }
+$STORE_RUNS
     }
   }
 }
 )";
 
-// Products on tensor cores (sm_80 and up): each warp of the 64x64 tile
-// takes 16 rows and 32 columns, four mma.sync products per step of
+// Products on tensor cores (sm_80 and up): each warp of the 64-row tile
+// takes 16 rows and half the columns (8 * kColsPerThread: 32 of a 64x64
+// tile, 16 of a 64x32 one), kColsPerThread mma.sync products per step of
 // XL_MMA_K along k, reading its fragments from the f32 tiles: bf16
 // operands (which the tiles hold exactly) packed back into bf16 pairs,
 // m16n8k16; f32 operands whose dot allows TF32 rounded to it as cuBLAS
@@ -174,7 +184,8 @@ constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
         {
           const int lane = tid % 32, warp = tid / 32;
           const int g = lane / 4, t = lane % 4;
-          const int m0 = (warp / 2) * 16 + g, n0 = (warp % 2) * 32 + g;
+          const int m0 = (warp / 2) * 16 + g;
+          const int n0 = (warp % 2) * 8 * kColsPerThread + g;
 #pragma unroll
           for (int kk = 0; kk < kTileK; kk += XL_MMA_K) {
             const unsigned int a0 = XL_MMA_FRAG(lhs_tile, kk, 0, m0);
@@ -182,7 +193,7 @@ constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
             const unsigned int a2 = XL_MMA_FRAG(lhs_tile, kk, 1, m0);
             const unsigned int a3 = XL_MMA_FRAG(lhs_tile, kk, 1, m0 + 8);
 #pragma unroll
-            for (int c = 0; c < 4; ++c) {
+            for (int c = 0; c < kColsPerThread; ++c) {
               const int n = n0 + 8 * c;
               XL_MMA(a0, a1, a2, a3, XL_MMA_FRAG(rhs_tile, kk, 0, n),
                      XL_MMA_FRAG(rhs_tile, kk, 1, n), c);
@@ -193,32 +204,127 @@ constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
 $FMA_PRODUCT
 #endif)";
 
+// Stores the run of kRun accumulators v[] that starts at (row, col): one
+// vector store where the output allows it (kVectorStore: no epilogue,
+// beta 0, rows a multiple of kRun long; and `out` aligned), else element by
+// element.
+constexpr char kStoreRunTemplate[] = R"(
+          if (row < kM) {
+            const long long index = (batch * kM + row) * kN + col;
+            if (kVectorStore && col + kRun <= kN && out_aligned) {
+              float scaled[kRun];
+#pragma unroll
+              for (int q = 0; q < kRun; ++q) scaled[q] = alpha * v[q];
+              $VECTOR_STORE;
+            } else {
+#pragma unroll
+              for (int q = 0; q < kRun; ++q) {
+                if (col + q < kN) {
+                  const long long at = index + q;
+                  float value = alpha * v[q];
+$BETA_TERM
+                  $STORE_RESULT;
+                }
+              }
+            }
+          })";
+
+// The FMA product's accumulators: each thread's row r holds kColsPerThread
+// adjacent columns, one run.
+constexpr char kFmaStoreTemplate[] = R"(#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        {
+          constexpr int kRun = kColsPerThread;
+          const long long row = row0 + ty * kRowsPerThread + r;
+          const long long col = col0 + tx * kColsPerThread;
+          const float* v = acc[r];
+$STORE_RUN
+        }
+      })";
+
+// The tensor cores' accumulators (kMmaTileProductSource): registers 2h and
+// 2h + 1 of column block c are adjacent columns of one row, a run of two.
+constexpr char kMmaStoreTemplate[] = R"(#if XL_GEMM_MMA
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int c = 0; c < kColsPerThread; ++c) {
+          constexpr int kRun = 2;
+          const long long row =
+              row0 + (tid / 64) * 16 + (tid % 32) / 4 + h * 8;
+          const long long col = col0 + (tid / 32 % 2) * 8 * kColsPerThread +
+                                8 * c + 2 * (tid % 4);
+          const float v[2] = {acc[2 * h][c], acc[2 * h + 1][c]};
+$STORE_RUN
+        }
+      }
+#else
+$FMA_STORE
+#endif)";
+
 // Loads the operand tiles of the pass starting at k = next into registers.
 constexpr char kStageTemplate[] = R"(#pragma unroll
         for (int s = 0; s < kLhsSteps; ++s) {
           const int e = tid + s * kThreads;
 $LHS_INDEX
           const long long row = row0 + i, k = next + kk;
-          lhs_staged[s] = e < kTileM * kTileK && row < kM && k < kK
-                             ? load_element(lhs_batch, $LHS_OFFSET)
-                             : 0.0f;
+          load_run<kLhsVec>(lhs_batch, $LHS_OFFSET,
+                            e < kLhsRuns && row < kM && k < kK, lhs_aligned,
+                            lhs_staged[s]);
         }
 #pragma unroll
         for (int s = 0; s < kRhsSteps; ++s) {
           const int e = tid + s * kThreads;
 $RHS_INDEX
           const long long k = next + kk, col = col0 + j;
-          rhs_staged[s] = e < kTileN * kTileK && k < kK && col < kN
-                             ? load_element(rhs_batch, $RHS_OFFSET)
-                             : 0.0f;
+          load_run<kRhsVec>(rhs_batch, $RHS_OFFSET,
+                            e < kRhsRuns && k < kK && col < kN, rhs_aligned,
+                            rhs_staged[s]);
         })";
 
 // Loads and stores of one element type, as overloads on the pointer type
 // so that operands and output may differ (bf16 operands, f32 output).
+// load_run reads kVec consecutive elements from data[i] on (zeros when
+// out of bounds), as one vector load when the operand is aligned.
+constexpr char kRunAlignmentSource[] = R"(
+template <int kVec, typename T>
+__device__ __forceinline__ bool xl_is_aligned(const T* p) {
+  return kVec == 1 || (unsigned long long)p % (kVec * sizeof(T)) == 0;
+})";
 constexpr char kF32Elements[] = R"(
 __device__ __forceinline__ float load_element(const float* data,
                                               long long i) {
   return data[i];
+}
+template <int kRun>
+__device__ __forceinline__ void store_run(float* data, long long i,
+                                          const float* v) {
+  if (kRun == 4) {
+    *reinterpret_cast<float4*>(data + i) = make_float4(v[0], v[1], v[2], v[3]);
+  } else if (kRun == 2) {
+    *reinterpret_cast<float2*>(data + i) = make_float2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kRun; ++q) data[i + q] = v[q];
+  }
+}
+template <int kVec>
+__device__ __forceinline__ void load_run(const float* data, long long i,
+                                         bool in_bounds, bool aligned,
+                                         float* v) {
+  if (!in_bounds) {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) v[q] = 0.0f;
+  } else if (kVec == 4 && aligned) {
+    const float4 x = *reinterpret_cast<const float4*>(data + i);
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+    v[3] = x.w;
+  } else {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) v[q] = data[i + q];
+  }
 }
 __device__ __forceinline__ void store_element(float* data, long long i,
                                               float value) {
@@ -230,6 +336,44 @@ constexpr char kBf16Elements[] = R"(
 __device__ __forceinline__ float load_element(const unsigned short* data,
                                               long long i) {
   return xl_bf16_to_f32(data[i]);
+}
+template <int kRun>
+__device__ __forceinline__ void store_run(unsigned short* data, long long i,
+                                          const float* v) {
+  unsigned int packed[kRun / 2 > 0 ? kRun / 2 : 1];
+#pragma unroll
+  for (int q = 0; q + 1 < kRun; q += 2) {
+    packed[q / 2] = (unsigned int)xl_f32_to_bf16(v[q]) |
+                    (unsigned int)xl_f32_to_bf16(v[q + 1]) << 16;
+  }
+  if (kRun == 4) {
+    *reinterpret_cast<uint2*>(data + i) = make_uint2(packed[0], packed[1]);
+  } else if (kRun == 2) {
+    *reinterpret_cast<unsigned int*>(data + i) = packed[0];
+  } else {
+#pragma unroll
+    for (int q = 0; q < kRun; ++q) data[i + q] = xl_f32_to_bf16(v[q]);
+  }
+}
+template <int kVec>
+__device__ __forceinline__ void load_run(const unsigned short* data,
+                                         long long i, bool in_bounds,
+                                         bool aligned, float* v) {
+  if (!in_bounds) {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) v[q] = 0.0f;
+  } else if (kVec == 4 && aligned) {
+    // Four bf16 values, the first in the low half of x.x: each is the
+    // upper half of its float.
+    const uint2 x = *reinterpret_cast<const uint2*>(data + i);
+    v[0] = __uint_as_float(x.x << 16);
+    v[1] = __uint_as_float(x.x & 0xffff0000u);
+    v[2] = __uint_as_float(x.y << 16);
+    v[3] = __uint_as_float(x.y & 0xffff0000u);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) v[q] = xl_bf16_to_f32(data[i + q]);
+  }
 }
 __device__ __forceinline__ void store_element(unsigned short* data,
                                               long long i, float value) {
@@ -244,8 +388,11 @@ std::string ElementFunctions(const GemmConfig& config) {
   auto functions = [](se::blas::DataType type) {
     return type == se::blas::DataType::kBF16 ? kBf16Elements : kF32Elements;
   };
-  if (config.output_type == config.type) return functions(config.type);
-  return absl::StrCat(functions(config.type), functions(config.output_type));
+  if (config.output_type == config.type) {
+    return absl::StrCat(kRunAlignmentSource, functions(config.type));
+  }
+  return absl::StrCat(kRunAlignmentSource, functions(config.type),
+                      functions(config.output_type));
 }
 
 // Where batch `batch` of each operand starts: the linear batch index split
@@ -276,12 +423,45 @@ std::string BatchOffsets(const GemmConfig& config) {
   return code;
 }
 
-// Which tile element thread element `e` stages: `fast` varies fastest with
-// `e`, and is chosen as the operand's contiguous dimension so that
-// neighbouring threads read neighbouring addresses.
-std::string IndexAlong(const char* fast, const char* slow, const char* tile) {
-  return absl::StrFormat("          const int %s = e %% %s, %s = e / %s;", fast,
-                         tile, slow, tile);
+// Which tile elements thread run `e` stages: `vec` of them from (fast,
+// slow) on along `fast`, which varies fastest with `e` and is chosen as the
+// operand's contiguous dimension so that neighbouring threads read
+// neighbouring addresses.
+//
+// Runs along k are stored across the k-major tile, a row of the tile per
+// element: with 16 runs of a row to a warp, a store's 32 lanes met in 2
+// banks. Such runs go 8 rows by 4 runs to a warp (64 contiguous bytes of
+// each row: whole sectors), which spreads them over 16 banks; the rows
+// (tile_m or tile_n, multiples of 16) come in eights.
+std::string IndexAlong(const char* fast, const char* slow, const char* tile,
+                       const char* vec, int vec_length) {
+  if (vec_length > 1 && std::string(fast) == "kk") {
+    return absl::StrFormat(
+        "          const int %s = e / 8 %% (%s / %s) * %s,\n"
+        "                    %s = e %% 8 + e / (8 * (%s / %s)) * 8;",
+        fast, tile, vec, vec, slow, tile, vec);
+  }
+  return absl::StrFormat(
+      "          const int %s = e %% (%s / %s) * %s, %s = e / (%s / %s);", fast,
+      tile, vec, vec, slow, tile, vec);
+}
+
+// Elements per staged load of one operand: 4 (a 16-byte f32 or 8-byte
+// bf16 vector) when no run of 4 along its contiguous dimension crosses a
+// tile's or the matrix's edge and every row and batch starts 4 elements
+// apart from the buffer's start; else 1. Whether the buffer itself is
+// aligned is known only when the kernel runs (xl_is_aligned).
+int RunLength(int64_t contiguous_extent, int contiguous_tile, int64_t ld,
+              const std::vector<GemmBatchDim>& batch_dims, bool lhs) {
+  constexpr int kRun = 4;
+  if (contiguous_extent % kRun != 0 || contiguous_tile % kRun != 0 ||
+      ld % kRun != 0) {
+    return 1;
+  }
+  for (const GemmBatchDim& dim : batch_dims) {
+    if ((lhs ? dim.lhs_stride : dim.rhs_stride) % kRun != 0) return 1;
+  }
+  return kRun;
 }
 
 // A float constant by its bits: exact for every value, infinities and NaNs
@@ -322,7 +502,10 @@ __device__ __forceinline__ void xl_store_run(float* p, const float* v) {
 #endif  // XL_STORE_RUN
 )";
 
-const char kGemmTileProductSource[] = R"(#pragma unroll
+// Unrolled by at most 16 steps of k: unrolled whole, a 64-deep pass let the
+// compiler hoist every step's shared-memory loads, and the 64x64x64 tile
+// took 128 registers and spilled (79 when bounded).
+const char kGemmTileProductSource[] = R"(#pragma unroll 16
         for (int kk = 0; kk < kTileK; ++kk) {
           float a[kRowsPerThread], b[kColsPerThread];
           xl_load_run<kRowsPerThread>(&lhs_tile[kk][ty * kRowsPerThread], a);
@@ -381,7 +564,8 @@ const char kAwaitProducersSource[] = R"(#ifndef XL_AWAIT_PRODUCERS
 bool UsesTensorCores(const GemmConfig& config, const GemmTiling& tiling) {
   const bool bf16 = config.type == se::blas::DataType::kBF16;
   if (!bf16 && !config.allow_tf32) return false;
-  return tiling.rows_per_thread == 4 && tiling.cols_per_thread == 4 &&
+  return tiling.rows_per_thread == 4 &&
+         (tiling.cols_per_thread == 4 || tiling.cols_per_thread == 2) &&
          tiling.tile_k % (bf16 ? 16 : 8) == 0;
 }
 
@@ -399,12 +583,24 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
     absl::StrAppend(&scalars, "\n", FloatConstant("beta", config.beta));
   // op(lhs) is m x k: stored k-contiguous unless transposed. op(rhs) is
   // k x n: stored n-contiguous unless transposed.
-  std::string lhs_index = config.transpose_lhs
-                              ? IndexAlong("i", "kk", "kTileM")
-                              : IndexAlong("kk", "i", "kTileK");
-  std::string rhs_index = config.transpose_rhs
-                              ? IndexAlong("kk", "j", "kTileK")
-                              : IndexAlong("j", "kk", "kTileN");
+  const int lhs_vec = config.transpose_lhs
+                          ? RunLength(config.m, tiling.tile_m(), config.lhs_ld,
+                                      config.batch_dims, /*lhs=*/true)
+                          : RunLength(config.k, tiling.tile_k, config.lhs_ld,
+                                      config.batch_dims, /*lhs=*/true);
+  const int rhs_vec = config.transpose_rhs
+                          ? RunLength(config.k, tiling.tile_k, config.rhs_ld,
+                                      config.batch_dims, /*lhs=*/false)
+                          : RunLength(config.n, tiling.tile_n(), config.rhs_ld,
+                                      config.batch_dims, /*lhs=*/false);
+  std::string lhs_index =
+      config.transpose_lhs
+          ? IndexAlong("i", "kk", "kTileM", "kLhsVec", lhs_vec)
+          : IndexAlong("kk", "i", "kTileK", "kLhsVec", lhs_vec);
+  std::string rhs_index =
+      config.transpose_rhs
+          ? IndexAlong("kk", "j", "kTileK", "kRhsVec", rhs_vec)
+          : IndexAlong("j", "kk", "kTileN", "kRhsVec", rhs_vec);
   const bool mma = UsesTensorCores(config, tiling);
   const std::string product =
       mma ? absl::StrReplaceAll(kMmaTileProductSource,
@@ -417,9 +613,23 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                                    ? kMmaBf16Source
                                    : kMmaTf32Source}})
           : "";
-  // StrReplaceAll makes one pass: the staging code goes in first.
-  const std::string text =
-      absl::StrReplaceAll(kKernelTemplate, {{"$STAGE", kStageTemplate}});
+  // Runs of the output stored as vectors: no epilogue, nothing read back,
+  // and rows that every thread's runs (tx's columns, or the tensor cores'
+  // pairs) divide.
+  const bool vector_stores = epilogue == nullptr && !read_out &&
+                             config.n % tiling.cols_per_thread == 0 &&
+                             (!mma || config.n % 2 == 0);
+  const std::string fma_store = absl::StrReplaceAll(
+      kFmaStoreTemplate, {{"$STORE_RUN", kStoreRunTemplate}});
+  const std::string store_runs =
+      mma ? absl::StrReplaceAll(
+                kMmaStoreTemplate,
+                {{"$STORE_RUN", kStoreRunTemplate}, {"$FMA_STORE", fma_store}})
+          : fma_store;
+  // StrReplaceAll makes one pass: the staging and store code go in first.
+  const std::string text = absl::StrReplaceAll(
+      kKernelTemplate,
+      {{"$STAGE", kStageTemplate}, {"$STORE_RUNS", store_runs}});
   return absl::StrReplaceAll(
       text,
       {
@@ -430,6 +640,12 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$ELEMENTS", ElementFunctions(config)},
           {"$BATCH_OFFSETS", BatchOffsets(config)},
           {"$LHS_LD", absl::StrCat(config.lhs_ld)},
+          {"$LHS_VEC", absl::StrCat(lhs_vec)},
+          {"$RHS_VEC", absl::StrCat(rhs_vec)},
+          {"$LHS_DK", config.transpose_lhs ? "0" : "1"},
+          {"$LHS_DI", config.transpose_lhs ? "1" : "0"},
+          {"$RHS_DK", config.transpose_rhs ? "1" : "0"},
+          {"$RHS_DJ", config.transpose_rhs ? "0" : "1"},
           {"$RHS_LD", absl::StrCat(config.rhs_ld)},
           {"$ENTRY", entry},
           {"$BATCH", absl::StrCat(config.batch)},
@@ -449,30 +665,29 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$RHS_OFFSET",
            config.transpose_rhs ? "col * kRhsLd + k" : "k * kRhsLd + col"},
           {"$BETA_TERM", read_out
-                             ? "            value = value + beta * "
-                               "load_element(out, index);"
-                             : "            // beta == 0: out is never read."},
+                             ? "                  value = value + beta * "
+                               "load_element(out, at);"
+                             : "                  // beta == 0: out is never "
+                               "read."},
+          {"$VECTOR_STORES", vector_stores ? "true" : "false"},
+          {"$OUT_ALIGNED", vector_stores ? "xl_is_aligned<kColsPerThread>(out) "
+                                           "&& xl_is_aligned<2>(out)"
+                                         : "false"},
+          {"$VECTOR_STORE", vector_stores
+                                ? "store_run<kRun>(out, index, scaled)"
+                                : "// Never: kVectorStore is false"},
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
           {"$TILE_PRODUCT", product},
-          {"$ACC_ROW",
-           mma ? "(XL_GEMM_MMA ? (tid / 64) * 16 + (tid % 32) / 4 + (r / 2) "
-                 "* 8 : ty * kRowsPerThread + r)"
-               : "ty * kRowsPerThread + r"},
-          {"$ACC_COL",
-           mma ? "(XL_GEMM_MMA ? (tid / 32 % 2) * 32 + 8 * c + 2 * (tid % 4) "
-                 "+ r % 2 : tx * kColsPerThread + c)"
-               : "tx * kColsPerThread + c"},
           {"$MMA", mma_source},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$LOAD_RUN", kLoadRunSource},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS",
            epilogue == nullptr ? ", output_t* out" : epilogue->parameters},
-          {"$STORE_RESULT",
-           epilogue == nullptr
-               ? "store_element(out, index, value)"
-               : absl::StrCat(epilogue->function, "(index, value",
-                              epilogue->arguments, ")")},
+          {"$STORE_RESULT", epilogue == nullptr
+                                ? "store_element(out, at, value)"
+                                : absl::StrCat(epilogue->function, "(at, value",
+                                               epilogue->arguments, ")")},
       });
 }
 

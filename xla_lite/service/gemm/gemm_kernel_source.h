@@ -53,9 +53,9 @@ struct EpilogueSource {
 // Whether GemmKernelSource multiplies on tensor cores where the device has
 // them (sm_80 and up): bf16 operands, or f32 operands of a dot that allows
 // TF32 (GemmConfig::allow_tf32, rounded to TF32 as cuBLAS rounds them);
-// 4x4 per thread (the 64x64 tile) and tile_k a multiple of 16 (bf16) or 8
-// (TF32). The accumulation is f32 either way; the FMA product, with full
-// f32 products, remains for HIP and older GPUs, under the same source.
+// 4x4 or 4x2 per thread (64x64 and 64x32 tiles) and tile_k a multiple of 16
+// (bf16) or 8 (TF32). The accumulation is f32 either way; the FMA product, with
+// full f32 products, remains for HIP and older GPUs, under the same source.
 bool UsesTensorCores(const GemmConfig& config, const GemmTiling& tiling);
 
 // Portable CUDA C (NVRTC and hiprtc both compile it; the tensor-core

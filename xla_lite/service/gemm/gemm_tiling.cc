@@ -9,9 +9,6 @@
 namespace xla_lite::gpu {
 namespace {
 
-// Below this many blocks a large GPU leaves multiprocessors idle, so smaller
-// tiles (less reuse per block, more blocks) win.
-constexpr int64_t kMinBlocks = 128;
 // The hardware limit on gridDim.y and gridDim.z.
 constexpr int64_t kMaxGridYZ = 65535;
 
@@ -43,32 +40,47 @@ std::string GemmTiling::ToString() const {
                          tile_k, rows_per_thread, cols_per_thread);
 }
 
-GemmTiling ChooseGemmTiling(const GemmConfig& config,
-                            const GemmTiling& largest) {
+GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
+                            int64_t min_blocks) {
   GemmTiling tiling = largest;
   tiling.tile_k = GemmTiling::kDefaultTileK;
-  while (BlockCount(config, tiling) < kMinBlocks &&
+  while (BlockCount(config, tiling) < min_blocks &&
          (tiling.rows_per_thread > 1 || tiling.cols_per_thread > 1)) {
     // Halve the side whose tiles overhang the output more, so that thin
-    // products get thin tiles; on a tie, the larger register block.
+    // products get thin tiles; on a tie, the larger register block, or the
+    // columns of a product that may run on tensor cores, which need 4 rows
+    // a thread (UsesTensorCores).
     int64_t waste_m =
         CeilDiv(config.m, tiling.tile_m()) * tiling.tile_m() - config.m;
     int64_t waste_n =
         CeilDiv(config.n, tiling.tile_n()) * tiling.tile_n() - config.n;
-    bool shrink_m = tiling.cols_per_thread == 1 ||
-                    (tiling.rows_per_thread > 1 &&
-                     (waste_m > waste_n ||
-                      (waste_m == waste_n &&
-                       tiling.rows_per_thread >= tiling.cols_per_thread)));
+    const bool tensor_cores =
+        config.type == se::blas::DataType::kBF16 || config.allow_tf32;
+    const bool tie_shrinks_m =
+        tensor_cores && tiling.rows_per_thread == 4
+            ? tiling.cols_per_thread < 2
+            : tiling.rows_per_thread >= tiling.cols_per_thread;
+    bool shrink_m =
+        tiling.cols_per_thread == 1 ||
+        (tiling.rows_per_thread > 1 &&
+         (waste_m > waste_n || (waste_m == waste_n && tie_shrinks_m)));
     (shrink_m ? tiling.rows_per_thread : tiling.cols_per_thread) /= 2;
   }
-  // A k of more than kMaxSharedBytes never fits; the bound keeps the cast
-  // exact.
-  if (config.k > GemmTiling::kDefaultTileK &&
-      config.k <= GemmTiling::kMaxSharedBytes) {
-    GemmTiling whole_k = tiling;
-    whole_k.tile_k = static_cast<int>(config.k);
-    if (whole_k.SharedBytes() <= GemmTiling::kMaxSharedBytes) tiling = whole_k;
+  // The whole contraction in one pass where it fits, else passes of 64 or
+  // 32 (multiples of the tensor cores' k steps): each pass waits out one
+  // memory latency, so the fewer the better (attention's 128-long
+  // contractions took 8 passes of 16). A k of more than kMaxSharedBytes
+  // never fits whole; the bound keeps the cast exact.
+  if (config.k > GemmTiling::kDefaultTileK) {
+    for (int64_t depth : {config.k, int64_t{64}, int64_t{32}}) {
+      if (depth > config.k || depth > GemmTiling::kMaxSharedBytes) continue;
+      GemmTiling deeper = tiling;
+      deeper.tile_k = static_cast<int>(depth);
+      if (deeper.SharedBytes() <= GemmTiling::kMaxSharedBytes) {
+        tiling = deeper;
+        break;
+      }
+    }
   }
   return tiling;
 }

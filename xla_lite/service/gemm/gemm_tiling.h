@@ -27,6 +27,14 @@ struct GemmTiling {
   // load where 4x4 makes two).
   static constexpr int kMaxPerThread = 4;
   static constexpr int kMaxWidePerThread = 8;
+  // Below this many blocks a large GPU leaves multiprocessors idle, so
+  // smaller tiles (less reuse per block, more blocks) win: two blocks for
+  // each of an H100's 132 multiprocessors, about (at 128 blocks of 64x64,
+  // attention's 64 batches of 64x128 by 128 ran a block per
+  // multiprocessor). Convolutions keep the 128 their tiles were measured
+  // with (kMinConvolutionBlocks).
+  static constexpr int64_t kMinBlocks = 256;
+  static constexpr int64_t kMinConvolutionBlocks = 128;
 
   int rows_per_thread = kMaxPerThread;  // 1, 2, 4 or 8.
   int cols_per_thread = kMaxPerThread;  // 1, 2, 4 or 8.
@@ -45,11 +53,13 @@ struct GemmTiling {
 };
 
 // The largest tiles, at most `largest`'s register blocks, that still give
-// the device enough blocks to spread over its multiprocessors; small
+// the device `min_blocks` blocks to spread over its multiprocessors; small
 // products get small tiles. tile_k covers the whole contraction when both
-// operand tiles then fit in kMaxSharedBytes.
+// operand tiles then fit in kMaxSharedBytes, else it is 64 or 32 where
+// those fit and k is longer.
 GemmTiling ChooseGemmTiling(const GemmConfig& config,
-                            const GemmTiling& largest = GemmTiling());
+                            const GemmTiling& largest = GemmTiling(),
+                            int64_t min_blocks = GemmTiling::kMinBlocks);
 
 // One block per output tile along n (x), m (y) and batch (z). y and z are
 // capped at the hardware's 65535; the kernel loops over what the cap leaves.
