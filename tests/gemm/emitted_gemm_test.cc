@@ -110,37 +110,62 @@ TEST_P(EmittedGemmTest, Bf16TensorCoreTilesMatchReference) {
 
 // Operands whose contiguous runs are multiples of 4 (sizes, leading
 // dimensions, batch strides) are staged 4 elements a load (a 16-byte f32 or
-// 8-byte bf16 vector) where the buffers are aligned, and element by element
-// where they are not: both must match the reference, with partial tiles,
-// every transpose and strided batches, in both types.
-TEST_P(EmittedGemmTest, RunsOfFourStageAsVectorsWhereAligned) {
+// 8-byte bf16 vector), and each thread's run of output columns is stored
+// as one vector (beta 0, rows a multiple of the run), where the buffers are
+// aligned; element by element where they are not (every buffer offset by
+// one element). Both must match the reference: partial tiles, every
+// transpose, strided batches, f32 and bf16 operands and outputs, the tiles
+// the emitter chooses and the FMA and tensor-core products at 4x4 and 4x2.
+TEST_P(EmittedGemmTest, RunsOfFourLoadAndStoreAsVectorsWhereAligned) {
   std::mt19937 rng(23);
-  for (DataType type : {DataType::kF32, DataType::kBF16}) {
-    for (int variant = 0; variant < 8; ++variant) {
-      GemmProblem problem{
-          2,    68,   92,  84, (variant & 1) != 0, (variant & 2) != 0,
-          1.5f, 0.0f, type};
-      if ((variant & 4) != 0) {
+  struct Types {
+    DataType operands;
+    std::optional<DataType> output;
+  };
+  for (Types types : {Types{DataType::kF32, std::nullopt},
+                      Types{DataType::kBF16, std::nullopt},
+                      Types{DataType::kBF16, DataType::kF32}}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      GemmProblem problem{2,
+                          68,
+                          92,
+                          84,
+                          (variant & 1) != 0,
+                          (variant & 2) != 0,
+                          1.5f,
+                          0.0f,
+                          types.operands};
+      problem.output_type = types.output;
+      if (variant % 2 == 1) {
         problem.inner_batch = 3;
         problem.pad = 4;
       }
       SCOPED_TRACE(problem.ToString());
       absl::StatusOr<GemmConfig> config = problem.Config();
       ASSERT_TRUE(config.ok()) << config.status();
-      const GemmTiling tiling = gpu::ChooseGemmTiling(*config);
-      const se::KernelSpec spec = EmitGemmKernel(*config, "gemm", tiling);
-      ASSERT_NE(spec.cuda_source.find("kLhsVec = 4, kRhsVec = 4"),
-                std::string::npos)
-          << "the runs were not staged as vectors";
-      GemmOperands operands = RandomOperands(*config, rng);
-      const ExpectedGemm want = ReferenceGemm(*config, operands);
-      for (int64_t offset : {0, 1}) {
-        SCOPED_TRACE(absl::StrCat("operands offset by ", offset));
-        auto got =
-            RunKernel(spec, gpu::GemmLaunchDimensionsFor(*config, tiling),
-                      *config, operands, offset);
-        ASSERT_TRUE(got.ok()) << got.status();
-        EXPECT_TRUE(MatchesReference(*config, *got, want));
+      GemmTiling square, narrow;
+      square.tile_k = 64;
+      narrow.cols_per_thread = 2;
+      for (GemmTiling tiling :
+           {gpu::ChooseGemmTiling(*config), square, narrow}) {
+        SCOPED_TRACE(tiling.ToString());
+        const se::KernelSpec spec = EmitGemmKernel(*config, "gemm", tiling);
+        ASSERT_NE(spec.cuda_source.find("kLhsVec = 4, kRhsVec = 4"),
+                  std::string::npos)
+            << "the runs were not staged as vectors";
+        ASSERT_NE(spec.cuda_source.find("kVectorStore = true"),
+                  std::string::npos)
+            << "the output runs were not stored as vectors";
+        GemmOperands operands = RandomOperands(*config, rng);
+        const ExpectedGemm want = ReferenceGemm(*config, operands);
+        for (int64_t offset : {0, 1}) {
+          SCOPED_TRACE(absl::StrCat("buffers offset by ", offset));
+          auto got =
+              RunKernel(spec, gpu::GemmLaunchDimensionsFor(*config, tiling),
+                        *config, operands, offset);
+          ASSERT_TRUE(got.ok()) << got.status();
+          EXPECT_TRUE(MatchesReference(*config, *got, want));
+        }
       }
     }
   }

@@ -68,6 +68,23 @@ std::vector<se::KernelSpec> AllVariants() {
     tf32->allow_tf32 = true;
     specs.push_back(gpu::EmitGemmKernel(*tf32, "tf32", tiling));
   }
+  // Operand runs of 4 as vector loads and output runs as vector stores
+  // (sizes, leading dimensions and batch strides multiples of 4, beta 0):
+  // the FMA product's runs of 4 and 2 columns, and tensor cores at 4x4
+  // and 4x2, with f32 and bf16 outputs.
+  for (auto [rows, cols] : {std::pair{4, 4}, {4, 2}, {2, 4}}) {
+    for (DataType type : {DataType::kF32, DataType::kBF16}) {
+      gpu::GemmTiling tiling;
+      tiling.rows_per_thread = rows;
+      tiling.cols_per_thread = cols;
+      tiling.tile_k = 32;
+      GemmProblem problem{2,         68,   92,   84,  rows == 2,
+                          cols == 2, 1.0f, 0.0f, type};
+      absl::StatusOr<gpu::GemmConfig> config = problem.Config();
+      config->allow_tf32 = type == DataType::kF32 && rows == 4;
+      specs.push_back(gpu::EmitGemmKernel(*config, "runs", tiling));
+    }
+  }
   // Strided batches and bf16 operands with an f32 output, every layout.
   for (const GemmProblem& problem : StridedProblems()) {
     specs.push_back(gpu::EmitGemmKernel(*problem.Config(), "strided"));

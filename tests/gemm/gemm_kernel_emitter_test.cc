@@ -76,6 +76,16 @@ TEST(GemmTilingTest, TensorCoreProductsKeepFourRowsAThread) {
   GemmConfig tf32 = ConfigOf({64, 64, 128, 128});
   tf32.allow_tf32 = true;
   EXPECT_EQ(ChooseGemmTiling(tf32).rows_per_thread, 4);
+  // Past 4x2 they give up rows, as f32 does: 16 batches of 128x128 by 64
+  // need 32x32 tiles, 2x2 either way (never 4x1, which tensor cores
+  // cannot take).
+  for (DataType type : {DataType::kF32, DataType::kBF16}) {
+    GemmProblem square{16, 128, 128, 64};
+    square.type = type;
+    GemmTiling tiling = ChooseGemmTiling(ConfigOf(square));
+    EXPECT_EQ(tiling.rows_per_thread, 2) << tiling.ToString();
+    EXPECT_EQ(tiling.cols_per_thread, 2) << tiling.ToString();
+  }
 }
 
 TEST(GemmTilingTest, ShortContractionsAreStagedInOnePass) {

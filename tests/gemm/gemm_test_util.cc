@@ -246,28 +246,33 @@ se::Stream* GemmPlatformTest::stream() {
 absl::StatusOr<std::vector<float>> GemmPlatformTest::RunKernel(
     const se::KernelSpec& spec, const se::LaunchDimensions& dims,
     const gpu::GemmConfig& config, const GemmOperands& operands,
-    int64_t operand_offset) {
-  auto upload_at_offset = [&](const std::vector<float>& values) {
-    std::vector<float> padded(operand_offset, 0.0f);
+    int64_t offset) {
+  auto upload_at_offset = [&](se::blas::DataType type,
+                              const std::vector<float>& values) {
+    std::vector<float> padded(offset, 0.0f);
     padded.insert(padded.end(), values.begin(), values.end());
-    return Upload(config.type, padded);
+    return Upload(type, padded);
   };
-  se::ScopedDeviceAddress lhs = upload_at_offset(operands.lhs);
-  se::ScopedDeviceAddress rhs = upload_at_offset(operands.rhs);
-  se::ScopedDeviceAddress out = Upload(config.output_type, operands.out);
+  se::ScopedDeviceAddress lhs = upload_at_offset(config.type, operands.lhs);
+  se::ScopedDeviceAddress rhs = upload_at_offset(config.type, operands.rhs);
+  se::ScopedDeviceAddress out =
+      upload_at_offset(config.output_type, operands.out);
   absl::StatusOr<std::unique_ptr<se::Kernel>> kernel =
       executor_->LoadKernel(spec);
   if (!kernel.ok()) return kernel.status();
   if (stream() == nullptr) return absl::InternalError("no stream");
-  const uint64_t skip = operand_offset * ToBytes(config.type, {0.0f}).size();
-  auto view = [skip](const se::ScopedDeviceAddress& mem) {
+  auto view = [offset](se::blas::DataType type,
+                       const se::ScopedDeviceAddress& mem) {
+    const uint64_t skip = offset * ToBytes(type, {0.0f}).size();
     return mem.cref().GetByteSlice(skip, mem.cref().size() - skip);
   };
-  se::KernelArgs args({view(lhs), view(rhs), out.cref()});
+  const se::DeviceAddressBase out_view = view(config.output_type, out);
+  se::KernelArgs args(
+      {view(config.type, lhs), view(config.type, rhs), out_view});
   absl::Status status = stream()->Launch(dims, **kernel, args);
   if (status.ok()) status = stream()->BlockHostUntilDone();
   if (!status.ok()) return status;
-  std::vector<float> result = Download(config.output_type, out.cref());
+  std::vector<float> result = Download(config.output_type, out_view);
   result.resize(operands.out.size());
   return result;
 }

@@ -84,14 +84,14 @@ class GemmPlatformTest : public PlatformTest {
   se::Stream* stream();
 
   // Loads `spec` and launches it on (lhs, rhs, out) holding `operands`;
-  // returns out's elements afterwards. With `operand_offset`, lhs and rhs
+  // returns out's elements afterwards. With `offset`, lhs, rhs and out
   // start that many elements into their allocations (unaligned for vector
-  // loads when it is odd).
+  // loads and stores when it is odd).
   absl::StatusOr<std::vector<float>> RunKernel(const se::KernelSpec& spec,
                                                const se::LaunchDimensions& dims,
                                                const gpu::GemmConfig& config,
                                                const GemmOperands& operands,
-                                               int64_t operand_offset = 0);
+                                               int64_t offset = 0);
 
   std::unique_ptr<se::StreamExecutorAllocator> allocator_;
   std::unique_ptr<se::Stream> stream_;

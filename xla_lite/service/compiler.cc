@@ -152,6 +152,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   emission.gemm = ChooseGemmEmission(executor, options);
   emission.dnn_convolution = ChooseDnnConvolutionRule(executor, options);
   emission.allow_excess_precision = options.xla_allow_excess_precision();
+  emission.default_precision_tf32 =
+      options.xla_gpu_default_precision_allows_tf32();
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(*module, emission));
   const double plan_ms = lap();
@@ -172,8 +174,6 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   emission_options.emission = emission;
   emission_options.programmatic_launch =
       options.xla_gpu_enable_programmatic_launch();
-  emission_options.default_precision_tf32 =
-      options.xla_gpu_default_precision_allows_tf32();
   emission_options.schedule_nested = [&options](gpu::ThunkSequence thunks) {
     return gpu::ScheduleCommandBuffers(std::move(thunks), options);
   };

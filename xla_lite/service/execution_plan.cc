@@ -215,7 +215,7 @@ absl::Status PlanBuilder::AddGemm(const HloInstruction* dot) {
   op.name = dot->name();
   op.reads = {BufferOf(lowering.lhs.source), BufferOf(lowering.rhs.source)};
   op.writes = {BufferOf(dot)};
-  op.gemm = lowering.config;
+  op.gemm = emission_.Finish(std::move(lowering.config));
   AddOp(std::move(op));
   return absl::OkStatus();
 }
@@ -251,7 +251,7 @@ absl::Status PlanBuilder::AddAccumulatingGemm(
   op.reads = {BufferOf(lowering.lhs.source), BufferOf(lowering.rhs.source),
               BufferOf(accumulation.addend)};
   op.writes = {BufferOf(value)};
-  op.gemm = std::move(lowering.config);
+  op.gemm = emission_.Finish(std::move(lowering.config));
   AddOp(std::move(op));
   return absl::OkStatus();
 }

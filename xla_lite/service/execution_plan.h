@@ -33,12 +33,23 @@ struct KernelEmission {
   // bf16 and f16 arithmetic in f32 between stores and converts
   // (KernelProgram::AllowExcessPrecision).
   bool allow_excess_precision = false;
+  // DebugOptions' xla_gpu_default_precision_allows_tf32: DEFAULT-precision
+  // f32 dots may round their operands to TF32 (GemmConfig::allow_tf32),
+  // on BLAS and on the emitted gemm's tensor cores alike.
+  bool default_precision_tf32 = true;
 
   // A lowered program as the plan keeps it, with the rule above applied.
   std::shared_ptr<const KernelProgram> Finish(
       std::unique_ptr<KernelProgram> program) const {
     if (allow_excess_precision) program->AllowExcessPrecision();
     return program;
+  }
+  // A lowered gemm as the plan keeps it, TF32 as the options allow: the
+  // config the plan holds is the one that runs, so the emission rule and
+  // the kernel's tiling (which follows allow_tf32) see the same product.
+  GemmConfig Finish(GemmConfig gemm) const {
+    gemm.allow_tf32 = gemm.allow_tf32 && default_precision_tf32;
+    return gemm;
   }
 };
 

@@ -58,10 +58,8 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                                 const ThunkEmissionOptions& options,
                                 int64_t id) {
   const Slice &lhs = reads[0], &rhs = reads[1], &out = writes[0];
-  // TF32 where the dot allows it and the options do, on BLAS and on the
-  // emitted kernel's tensor cores alike.
-  GemmConfig config = op.gemm;
-  config.allow_tf32 = config.allow_tf32 && options.default_precision_tf32;
+  // TF32 as the plan left it (KernelEmission::Finish).
+  const GemmConfig& config = op.gemm;
   if (op.program != nullptr) {
     return ThunkFor(op.name,
                     EmitGemmWithEpilogue(
@@ -71,8 +69,7 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                     options);
   }
   if (!UsesEmittedGemmKernel(op.gemm, options.emission.gemm)) {
-    return std::make_unique<GemmThunk>(op.name, std::move(config), lhs, rhs,
-                                       out);
+    return std::make_unique<GemmThunk>(op.name, config, lhs, rhs, out);
   }
   EmittedKernel kernel;
   kernel.spec =

@@ -19,10 +19,6 @@ struct ThunkEmissionOptions {
   // (KernelSpec::waits_for_producers); DebugOptions'
   // xla_gpu_enable_programmatic_launch.
   bool programmatic_launch = true;
-  // Library gemms of DEFAULT-precision f32 dots may use TF32
-  // (GemmConfig::allow_tf32); DebugOptions'
-  // xla_gpu_default_precision_allows_tf32.
-  bool default_precision_tf32 = true;
   // Applied to the thunks of each computation a while or conditional runs
   // (the compiler schedules their command buffers with it); null: left
   // op by op.

@@ -4,8 +4,9 @@
 //                                          launched directly
 //   BM_BlasGemm/m/n/k/type/heads/form      BlasSupport::Gemm with
 //                                          GemmConfig::ToBlasCalls
-// type 0 is f32 (full precision), 1 bf16 operands with an f32 output, 2
-// f32 operands that may be rounded to TF32. heads 0 is one dense
+// type 0 is f32 (full precision), 1 bf16 operands (a bf16 output for the
+// dense product, f32 for attention's), 2 f32 operands that may be rounded
+// to TF32. heads 0 is one dense
 // row-major product. heads > 0 is one of attention's products for a batch
 // of 16, read in place, so its batches run over two batch dimensions that
 // BLAS strides one call at a time (m, n and k as the gemm sees them):

@@ -363,13 +363,12 @@ __device__ __forceinline__ void load_run(const unsigned short* data,
 #pragma unroll
     for (int q = 0; q < kVec; ++q) v[q] = 0.0f;
   } else if (kVec == 4 && aligned) {
-    // Four bf16 values, the first in the low half of x.x: each is the
-    // upper half of its float.
+    // Four bf16 values, the first in the low half of x.x.
     const uint2 x = *reinterpret_cast<const uint2*>(data + i);
-    v[0] = __uint_as_float(x.x << 16);
-    v[1] = __uint_as_float(x.x & 0xffff0000u);
-    v[2] = __uint_as_float(x.y << 16);
-    v[3] = __uint_as_float(x.y & 0xffff0000u);
+    v[0] = xl_bf16_to_f32((unsigned short)(x.x & 0xffffu));
+    v[1] = xl_bf16_to_f32((unsigned short)(x.x >> 16));
+    v[2] = xl_bf16_to_f32((unsigned short)(x.y & 0xffffu));
+    v[3] = xl_bf16_to_f32((unsigned short)(x.y >> 16));
   } else {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) v[q] = xl_bf16_to_f32(data[i + q]);

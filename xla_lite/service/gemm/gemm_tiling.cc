@@ -47,9 +47,10 @@ GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
   while (BlockCount(config, tiling) < min_blocks &&
          (tiling.rows_per_thread > 1 || tiling.cols_per_thread > 1)) {
     // Halve the side whose tiles overhang the output more, so that thin
-    // products get thin tiles; on a tie, the larger register block, or the
-    // columns of a product that may run on tensor cores, which need 4 rows
-    // a thread (UsesTensorCores).
+    // products get thin tiles; on a tie, the larger register block, except
+    // that a product that may run on tensor cores, which need 4 rows a
+    // thread and 2 or 4 columns (UsesTensorCores), gives up columns first,
+    // down to 2.
     int64_t waste_m =
         CeilDiv(config.m, tiling.tile_m()) * tiling.tile_m() - config.m;
     int64_t waste_n =
@@ -58,7 +59,7 @@ GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
         config.type == se::blas::DataType::kBF16 || config.allow_tf32;
     const bool tie_shrinks_m =
         tensor_cores && tiling.rows_per_thread == 4
-            ? tiling.cols_per_thread < 2
+            ? tiling.cols_per_thread <= 2
             : tiling.rows_per_thread >= tiling.cols_per_thread;
     bool shrink_m =
         tiling.cols_per_thread == 1 ||
