@@ -14,6 +14,8 @@
 namespace xla_lite::gpu::cuda_internal {
 namespace {
 
+bool IsPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
 // The C type a value is computed in: f32, bf16 and f16 in float (16-bit
 // results rounded after every op), s32 in int, pred in bool.
 const char* ComputeType(PrimitiveType type) {
@@ -241,8 +243,7 @@ int64_t ProgramEmitter::HalvePartials(int64_t valid, int64_t stop,
   auto at = [&](const std::string& index) {
     return absl::StrCat(prefix, index, suffix);
   };
-  auto pow2 = [](int64_t v) { return (v & (v - 1)) == 0; };
-  while (valid > stop || (valid > 1 && !pow2(valid))) {
+  while (valid > stop || (valid > 1 && !IsPowerOfTwo(valid))) {
     int64_t half = 1;
     while (half * 2 < valid) half *= 2;
     absl::StrAppend(body, "    if (", lane, " < ", valid - half, ") ", at(lane),
@@ -572,22 +573,25 @@ std::string ProgramEmitter::ReduceBody(
   return body;
 }
 
-// The last five halvings of a group whose lanes fill whole warps go
-// through warp shuffles, with no barrier between them: lane i takes lane
-// i ^ h's partial, which pairs lanes as the shared-memory halving does, in
-// the same order (the reduced lanes' own value first), so the result is
-// the same. Before that, partials over 32 halve in shared memory.
-void ProgramEmitter::WarpHalve(int64_t valid, const std::string& fold,
-                               const std::string& prefix,
-                               const std::string& suffix, const char* ctype,
-                               std::string* body) const {
-  auto pow2 = [](int64_t v) { return (v & (v - 1)) == 0; };
+// Partials halve in shared memory; in a group whose lanes fill whole
+// warps, only down to 32, and the last five halvings go through warp
+// shuffles, with no barrier between them: lane i takes lane i ^ h's
+// partial, which pairs lanes as the shared-memory halving does, in the
+// same order (the reduced lanes' own value first), so the result is the
+// same.
+void ProgramEmitter::HalveGroup(int64_t valid, bool warp_lanes,
+                                const std::string& fold,
+                                const std::string& prefix,
+                                const std::string& suffix, const char* ctype,
+                                std::string* body) const {
   std::string value = "acc";
   std::string indent = "    ";
-  if (valid > 32 || !pow2(valid)) {
+  if (!warp_lanes || valid > 32 || !IsPowerOfTwo(valid)) {
     absl::StrAppend(body, "    ", prefix, fold, suffix,
                     " = acc;\n    __syncthreads();\n");
-    valid = HalvePartials(valid, 32, fold, prefix, suffix, body);
+    valid =
+        HalvePartials(valid, warp_lanes ? 32 : 1, fold, prefix, suffix, body);
+    if (!warp_lanes) return;
     // The group's first warp (uniform: groups are whole warps) reads on.
     absl::StrAppend(body, "    if (", fold, " < 32) {\n      ", ctype,
                     " lane_acc = ", prefix, fold, suffix, ";\n");
@@ -628,14 +632,8 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
   absl::StrAppend(&body, "      acc = r == ", fold, " ? ",
                   Round(type, Name(value)), " : ", Reduce("acc", Name(value)),
                   ";\n", "    }\n");
-  const int64_t valid = std::min<int64_t>(extent, folds);
-  if (!warp_lanes) {
-    absl::StrAppend(&body, "    ", prefix, fold, suffix,
-                    " = acc;\n    __syncthreads();\n");
-    HalvePartials(valid, 1, fold, prefix, suffix, &body);
-  } else {
-    WarpHalve(valid, fold, prefix, suffix, ComputeType(type), &body);
-  }
+  HalveGroup(std::min<int64_t>(extent, folds), warp_lanes, fold, prefix, suffix,
+             ComputeType(type), &body);
   // Over no elements the result is init itself.
   const std::string folded =
       extent == 0 ? Name(init)

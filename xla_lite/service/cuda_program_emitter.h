@@ -67,7 +67,7 @@ class ProgramEmitter {
   // prefix + fold + suffix in shared memory, the group halves the
   // partials, and thread 0 finishes when `live` (in scope) holds.
   // With `warp_lanes`, the group's threads are whole warps, `fold` the
-  // lane: the last halvings go through warp shuffles (WarpHalve).
+  // lane: the last halvings go through warp shuffles (HalveGroup).
   std::string GroupReduce(const ReduceParts& parts, const std::string& fold,
                           int folds, const std::string& prefix,
                           const std::string& suffix, bool warp_lanes) const;
@@ -81,11 +81,12 @@ class ProgramEmitter {
   int64_t HalvePartials(int64_t valid, int64_t stop, const std::string& lane,
                         const std::string& prefix, const std::string& suffix,
                         std::string* body) const;
-  // Halves a warp-aligned group's `valid` partials (each thread's `acc`)
-  // down to lane 0's prefix + 0 + suffix, the last steps by warp shuffles.
-  void WarpHalve(int64_t valid, const std::string& fold,
-                 const std::string& prefix, const std::string& suffix,
-                 const char* ctype, std::string* body) const;
+  // Halves a group's `valid` partials (each thread's `acc`) down to lane
+  // 0's prefix + 0 + suffix; with `warp_lanes`, the last steps by warp
+  // shuffles.
+  void HalveGroup(int64_t valid, bool warp_lanes, const std::string& fold,
+                  const std::string& prefix, const std::string& suffix,
+                  const char* ctype, std::string* body) const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const;
 

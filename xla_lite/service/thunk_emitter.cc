@@ -58,23 +58,21 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                                 const ThunkEmissionOptions& options,
                                 int64_t id) {
   const Slice &lhs = reads[0], &rhs = reads[1], &out = writes[0];
-  // TF32 as the plan left it (KernelEmission::Finish).
-  const GemmConfig& config = op.gemm;
   if (op.program != nullptr) {
     return ThunkFor(op.name,
                     EmitGemmWithEpilogue(
-                        config, op.program, lhs, rhs,
+                        op.gemm, op.program, lhs, rhs,
                         std::vector<Slice>(reads.begin() + 2, reads.end()),
                         writes, GemmKernelEntryName(KernelName(op.name, id))),
                     options);
   }
   if (!UsesEmittedGemmKernel(op.gemm, options.emission.gemm)) {
-    return std::make_unique<GemmThunk>(op.name, config, lhs, rhs, out);
+    return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out);
   }
   EmittedKernel kernel;
   kernel.spec =
-      EmitGemmKernel(config, KernelName(absl::StrCat(op.name, "_gemm"), id));
-  kernel.launch_dimensions = GemmLaunchDimensions(config);
+      EmitGemmKernel(op.gemm, KernelName(absl::StrCat(op.name, "_gemm"), id));
+  kernel.launch_dimensions = GemmLaunchDimensions(op.gemm);
   kernel.arguments = {lhs, rhs, out};
   kernel.written = {false, false, true};
   return ThunkFor(op.name, std::move(kernel), options);

@@ -32,8 +32,8 @@ typedef $INPUT input_t;
 typedef $OUTPUT output_t;
 $AWAIT_PRODUCERS
 $FLOAT16
-$ELEMENTS
 $LOAD_RUN
+$ELEMENTS
 $MMA
 $DEFINITIONS
 
@@ -285,7 +285,10 @@ $RHS_INDEX
 // Loads and stores of one element type, as overloads on the pointer type
 // so that operands and output may differ (bf16 operands, f32 output).
 // load_run reads kVec consecutive elements from data[i] on (zeros when
-// out of bounds), as one vector load when the operand is aligned.
+// out of bounds), as one vector load when the operand is aligned; store_run
+// writes kRun from data[i] on, as one vector store where aligned. The f32
+// ones are the shared xl_load_run and xl_store_run (kLoadRunSource,
+// kStoreRunSource).
 constexpr char kRunAlignmentSource[] = R"(
 template <int kVec, typename T>
 __device__ __forceinline__ bool xl_is_aligned(const T* p) {
@@ -299,14 +302,7 @@ __device__ __forceinline__ float load_element(const float* data,
 template <int kRun>
 __device__ __forceinline__ void store_run(float* data, long long i,
                                           const float* v) {
-  if (kRun == 4) {
-    *reinterpret_cast<float4*>(data + i) = make_float4(v[0], v[1], v[2], v[3]);
-  } else if (kRun == 2) {
-    *reinterpret_cast<float2*>(data + i) = make_float2(v[0], v[1]);
-  } else {
-#pragma unroll
-    for (int q = 0; q < kRun; ++q) data[i + q] = v[q];
-  }
+  xl_store_run<kRun>(data + i, v);
 }
 template <int kVec>
 __device__ __forceinline__ void load_run(const float* data, long long i,
@@ -315,12 +311,8 @@ __device__ __forceinline__ void load_run(const float* data, long long i,
   if (!in_bounds) {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) v[q] = 0.0f;
-  } else if (kVec == 4 && aligned) {
-    const float4 x = *reinterpret_cast<const float4*>(data + i);
-    v[0] = x.x;
-    v[1] = x.y;
-    v[2] = x.z;
-    v[3] = x.w;
+  } else if (aligned) {
+    xl_load_run<kVec>(data + i, v);
   } else {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) v[q] = data[i + q];
@@ -561,8 +553,8 @@ const char kAwaitProducersSource[] = R"(#ifndef XL_AWAIT_PRODUCERS
 )";
 
 bool UsesTensorCores(const GemmConfig& config, const GemmTiling& tiling) {
+  if (!MayUseTensorCores(config)) return false;
   const bool bf16 = config.type == se::blas::DataType::kBF16;
-  if (!bf16 && !config.allow_tf32) return false;
   return tiling.rows_per_thread == 4 &&
          (tiling.cols_per_thread == 4 || tiling.cols_per_thread == 2) &&
          tiling.tile_k % (bf16 ? 16 : 8) == 0;
@@ -679,7 +671,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$TILE_PRODUCT", product},
           {"$MMA", mma_source},
           {"$FLOAT16", kFloat16DeviceSource},
-          {"$LOAD_RUN", kLoadRunSource},
+          {"$LOAD_RUN", absl::StrCat(kLoadRunSource, kStoreRunSource)},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},
           {"$OUTPUT_PARAMETERS",
            epilogue == nullptr ? ", output_t* out" : epilogue->parameters},

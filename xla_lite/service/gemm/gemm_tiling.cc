@@ -40,6 +40,10 @@ std::string GemmTiling::ToString() const {
                          tile_k, rows_per_thread, cols_per_thread);
 }
 
+bool MayUseTensorCores(const GemmConfig& config) {
+  return config.type == se::blas::DataType::kBF16 || config.allow_tf32;
+}
+
 GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
                             int64_t min_blocks) {
   GemmTiling tiling = largest;
@@ -55,10 +59,8 @@ GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
         CeilDiv(config.m, tiling.tile_m()) * tiling.tile_m() - config.m;
     int64_t waste_n =
         CeilDiv(config.n, tiling.tile_n()) * tiling.tile_n() - config.n;
-    const bool tensor_cores =
-        config.type == se::blas::DataType::kBF16 || config.allow_tf32;
     const bool tie_shrinks_m =
-        tensor_cores && tiling.rows_per_thread == 4
+        MayUseTensorCores(config) && tiling.rows_per_thread == 4
             ? tiling.cols_per_thread <= 2
             : tiling.rows_per_thread >= tiling.cols_per_thread;
     bool shrink_m =

@@ -52,6 +52,11 @@ struct GemmTiling {
   std::string ToString() const;
 };
 
+// Whether `config`'s product may run on tensor cores (bf16 operands, or
+// f32 operands that may round to TF32), tiles permitting
+// (UsesTensorCores).
+bool MayUseTensorCores(const GemmConfig& config);
+
 // The largest tiles, at most `largest`'s register blocks, that still give
 // the device `min_blocks` blocks to spread over its multiprocessors; small
 // products get small tiles. tile_k covers the whole contraction when both
