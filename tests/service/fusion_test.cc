@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
@@ -229,10 +231,48 @@ ENTRY main {
                        ::testing::HasSubstr("const idx_t i = t - 630;")));
 }
 
+// A large loop whose extent is a multiple of four blocks gives each thread
+// four elements a pass, a block apart; any other loop one. Both run right,
+// with a broadcast operand whose index wraps inside a thread's elements.
+TEST_P(FusionTest, LargeLoopsTakeFourElementsAThread) {
+  for (const auto& [rows, unrolled] :
+       std::vector<std::pair<int, bool>>{{1024, true}, {1025, false}}) {
+    SCOPED_TRACE(rows);
+    auto executable = CompileChecked(absl::StrFormat(R"(
+HloModule gelu_like
+
+ENTRY main {
+  x = f32[%d,513] parameter(0)
+  b = f32[513] parameter(1)
+  bb = f32[%d,513] broadcast(b), dimensions={1}
+  s = f32[%d,513] add(x, bb)
+  ROOT r = f32[%d,513] tanh(s)
+})",
+                                                     rows, rows, rows, rows));
+    ASSERT_NE(executable, nullptr);
+    ASSERT_EQ(Kernels(*executable), 1);
+    const auto* kernel =
+        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(*executable)[0]);
+    ASSERT_NE(kernel, nullptr);
+    const se::LaunchDimensions& dims = kernel->launch_dimensions();
+    const int64_t threads = int64_t{dims.blocks.x} * dims.threads_per_block.x;
+    const int64_t elements = int64_t{rows} * 513;
+    EXPECT_EQ(kernel->spec().cuda_source.find("i = t + u * blockDim.x") !=
+                  std::string::npos,
+              unrolled);
+    if (unrolled) {
+      EXPECT_EQ(threads * 4, elements);
+    } else {
+      EXPECT_GE(threads, elements);
+    }
+  }
+}
+
 // `t` feeds two reductions; the HLO is the same but for the cost of `t`.
 // Rows of 1030 elements are longer than row kernels take, so a
 // materialized `t` stays a kernel of its own.
-std::string SharedValue(const std::string& t_ops) {
+std::string SharedValue(const std::string& t_ops,
+                        const std::string& more_parameters = "") {
   return absl::StrFormat(R"(
 HloModule shared
 
@@ -246,12 +286,13 @@ ENTRY main {
   x = f32[8,1030] parameter(0)
   y = f32[8,1030] parameter(1)
 %s
+%s
   z = f32[] constant(0)
   r0 = f32[8] reduce(t, z), dimensions={1}, to_apply=add
   r1 = f32[1030] reduce(t, z), dimensions={0}, to_apply=add
   ROOT r = (f32[8], f32[1030]) tuple(r0, r1)
 })",
-                         t_ops);
+                         more_parameters, t_ops);
 }
 
 TEST_P(FusionTest, CheapValueWithSeveralConsumersIsRecomputed) {
@@ -272,6 +313,41 @@ TEST_P(FusionTest, ExpensiveValueWithSeveralConsumersIsMaterialized) {
   t = f32[8,1030] add(e4, y))"));
   ASSERT_NE(executable, nullptr);
   EXPECT_EQ(Kernels(*executable), 3);
+}
+
+// A transformer's residual stream: cheap adds, but each streams a buffer of
+// its own, which every kernel recomputing the sum would read again.
+TEST_P(FusionTest, SumOfManyBuffersWithSeveralConsumersIsMaterialized) {
+  auto executable = CompileChecked(SharedValue(R"(
+  s0 = f32[8,1030] add(x, y)
+  s1 = f32[8,1030] add(s0, a)
+  s2 = f32[8,1030] add(s1, b)
+  t = f32[8,1030] add(s2, c))",
+                                               R"(
+  a = f32[8,1030] parameter(2)
+  b = f32[8,1030] parameter(3)
+  c = f32[8,1030] parameter(4))"));
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 3);
+}
+
+// Broadcast operands are read from cache, not streamed: as many adds of
+// biases stay recomputed.
+TEST_P(FusionTest, SumOfBroadcastsWithSeveralConsumersIsRecomputed) {
+  auto executable = CompileChecked(SharedValue(R"(
+  ba = f32[8,1030] broadcast(a), dimensions={1}
+  bb = f32[8,1030] broadcast(b), dimensions={1}
+  bc = f32[8,1030] broadcast(c), dimensions={0}
+  s0 = f32[8,1030] add(x, y)
+  s1 = f32[8,1030] add(s0, ba)
+  s2 = f32[8,1030] add(s1, bb)
+  t = f32[8,1030] add(s2, bc))",
+                                               R"(
+  a = f32[1030] parameter(2)
+  b = f32[1030] parameter(3)
+  c = f32[8] parameter(4))"));
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 2);
 }
 
 TEST_P(FusionTest, GemmOperandTransposesAreFlagsNotKernels) {

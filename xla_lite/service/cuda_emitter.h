@@ -42,6 +42,15 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program);
 // many as still leave kMinGroupedBlocks blocks.
 int RowGroupsPerBlock(int64_t rows);
 
+// Elements each thread of a loop kernel computes per pass: 4 (strided by
+// the block, so every warp's accesses stay coalesced) where the loop is one
+// group of outputs whose extent is a multiple of 4 blocks and large enough
+// to fill the device at 4 a thread, else 1. A thread's 4 elements are
+// independent: their loads issue together, and each thread keeps 4 times
+// the bytes in flight that one element a thread does.
+inline constexpr int kLoopUnroll = 4;
+int LoopUnroll(const KernelProgram& program);
+
 // The launch the emitted kernel expects (it loops over whatever the grid
 // does not cover, so any grid is correct; this one is sized for the work).
 se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program);

@@ -344,12 +344,24 @@ std::string ProgramEmitter::Statement(int id) const {
 std::string ProgramEmitter::LoopBody() const {
   const auto groups = program_.OutputGroups();
   const bool segmented = groups.size() > 1;
-  // With one group the thread index is the element index.
-  const char* t = segmented ? "t" : "i";
-  std::string body = absl::StrCat(
-      "  for (idx_t ", t, " = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; ",
-      t, " < ", program_.LoopExtent(), "; ", t,
-      " += (idx_t)gridDim.x * blockDim.x) {\n");
+  // Unrolled loops cover a multiple of unroll * blockDim.x elements a pass
+  // (LoopUnroll), so their elements need no bounds test.
+  const int unroll = LoopUnroll(program_);
+  CHECK(unroll == 1 || !segmented);
+  // With one group and no unrolling the thread index is the element index.
+  const char* t = segmented || unroll > 1 ? "t" : "i";
+  const std::string step =
+      unroll > 1 ? absl::StrCat("blockDim.x * ", unroll) : "blockDim.x";
+  std::string body =
+      absl::StrCat("  for (idx_t ", t, " = (idx_t)blockIdx.x * ", step,
+                   " + threadIdx.x; ", t, " < ", program_.LoopExtent(), "; ", t,
+                   " += (idx_t)gridDim.x * ", step, ") {\n");
+  if (unroll > 1) {
+    absl::StrAppend(&body, "#pragma unroll\n    for (idx_t u = 0; u < ", unroll,
+                    "; ++u) {\n",
+                    "      const idx_t i = t + u * blockDim.x;\n");
+  }
+  const std::string indent = segmented || unroll > 1 ? "      " : "    ";
   int64_t start = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& [count, outputs] = groups[g];
@@ -361,7 +373,6 @@ std::string ProgramEmitter::LoopBody() const {
       absl::StrAppend(&body, "    if (t < ", start + count, ") {\n",
                       "      const idx_t i = t - ", start, ";\n");
     }
-    const std::string indent = segmented ? "      " : "    ";
     std::vector<int> roots;
     for (int k : outputs) roots.push_back(program_.outputs()[k].op);
     EmitOps(program_.Closure(roots), indent, &body);
@@ -374,7 +385,7 @@ std::string ProgramEmitter::LoopBody() const {
                                : "    }\n");
     start += count;
   }
-  absl::StrAppend(&body, "  }\n");
+  absl::StrAppend(&body, unroll > 1 ? "    }\n  }\n" : "  }\n");
   return body;
 }
 

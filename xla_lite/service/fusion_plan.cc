@@ -55,6 +55,17 @@ int OwnCost(const HloInstruction& instr) {
   return op == nullptr ? 0 : op->cost;
 }
 
+// What reading `operand`'s buffer in a kernel that computes `instr` costs:
+// a stream from memory when every element of `instr` reads its own element
+// (an operand at least as large), nothing when the operand is broadcast or
+// gathered from (a small operand, read again and again, stays in cache).
+int ReadCost(const HloInstruction& instr, const HloInstruction& operand) {
+  return instr.shape().IsArray() && operand.shape().IsArray() &&
+                 operand.shape().ElementCount() >= instr.shape().ElementCount()
+             ? FusionPlan::kReadCost
+             : 0;
+}
+
 }  // namespace
 
 bool ReadsMaterializedOperands(const HloInstruction& instr) {
@@ -221,7 +232,8 @@ absl::StatusOr<FusionPlan> FusionPlan::Create(const HloComputation& entry) {
   for (const HloInstruction* instr : post_order) {
     int total = OwnCost(*instr);
     for (const HloInstruction* operand : instr->operands()) {
-      if (!plan.IsMaterialized(operand)) total += cost[operand];
+      total += plan.IsMaterialized(operand) ? ReadCost(*instr, *operand)
+                                            : cost[operand];
     }
     cost[instr] = std::min(total, limit + 1);
   }

@@ -36,10 +36,14 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 //  - reshapes are never materialized: a reshape of a materialized value is
 //    a view of its buffer (values are row-major), otherwise it is fused;
 //  - a fusible value (elementwise, broadcast, transpose, slice, reverse,
-//    iota, concatenate, gather) used by several kernels is recomputed in each when it is cheap,
-//    i.e. its fused expression costs at most kRecomputeCostLimit (1 per
-//    arithmetic op, 4 per transcendental, 0 for index remapping), and is
-//    materialized (one extra kernel, one extra buffer) otherwise;
+//    iota, concatenate, gather) used by several kernels is recomputed in each
+//    when it is cheap, i.e. its fused expression costs at most
+//    kRecomputeCostLimit (1 per arithmetic op, 4 per transcendental, 0 for
+//    index remapping, kReadCost per materialized buffer it streams), and is
+//    materialized (one extra kernel, one extra buffer) otherwise. Reads count
+//    because a chain of cheap adds over many buffers (a transformer's residual
+//    stream) would otherwise be recomputed, every buffer read again, in every
+//    kernel that uses it;
 //  - a value that adds a scaled dot (or its minor transpose) to another
 //    materialized value (GemmAccumulation) is computed by the gemm itself,
 //    with beta = 1 over a copy of the addend or over the addend in place;
@@ -56,6 +60,12 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 class FusionPlan {
  public:
   static constexpr int kRecomputeCostLimit = 16;
+  // A buffer streamed from memory, in arithmetic ops. Recomputing a value
+  // in k kernels reads its R buffers k times; materializing it reads them
+  // once, then writes and reads one buffer k times and launches one kernel
+  // more. With a launch worth about two buffers of a transformer's
+  // activations, recomputing in two kernels pays up to about four reads.
+  static constexpr int kReadCost = 4;
 
   // UNIMPLEMENTED naming the instruction when the computation has an op or
   // type the compiler does not support.
