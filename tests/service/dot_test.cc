@@ -8,8 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
+#include "xla_lite/runtime/gemm_thunk.h"
+#include "xla_lite/runtime/kernel_thunk.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -113,6 +116,53 @@ ENTRY main {
   ROOT r = f32[5,3] add(d, bb)
 })",
                          0, 1);
+}
+
+// A bf16 product that is rounded to bf16 at once (JAX's mixed precision:
+// an f32 result, then a convert) is one gemm with a bf16 result, through
+// the library and through the emitted kernel, and rounds the same.
+TEST_P(DotTest, Bf16ProductRoundedToBf16IsAGemmWritingBf16) {
+  const std::string hlo = R"(
+HloModule dot_bf16_out
+
+ENTRY main {
+  a = bf16[4,33,65] parameter(0)
+  b = bf16[4,65,17] parameter(1)
+  d = f32[4,33,17] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  c = bf16[4,33,17] convert(d)
+  e = f32[4,33,17] convert(c)
+  ROOT r = f32[4,33,17] multiply(e, e)
+})";
+  for (const int64_t emitted_max_size : {int64_t{0}, int64_t{1} << 22}) {
+    SCOPED_TRACE(emitted_max_size);
+    DebugOptions options = OpByOpOptions();
+    options.set_xla_gpu_emitted_gemm_max_size(emitted_max_size);
+    ExpectMatchesEvaluator(hlo, 0, 1, options);
+    auto executable = Compile(hlo, options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    // The library's gemm says its output type; the emitted one writes a
+    // buffer of 2-byte elements (4 * 33 * 17 of them), not 4-byte ones.
+    constexpr int64_t kBf16Bytes = 4 * 33 * 17 * 2;
+    int gemms = 0;
+    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+      if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+        ++gemms;
+        EXPECT_EQ(gemm->config().output_type, se::blas::DataType::kBF16);
+      }
+      const auto* kernel = dynamic_cast<const gpu::KernelThunk*>(thunk);
+      if (kernel == nullptr || kernel->spec().name.rfind("gemm_", 0) != 0) {
+        continue;
+      }
+      ++gemms;
+      std::vector<int64_t> sizes;
+      for (const auto& slice : kernel->arguments()) {
+        sizes.push_back(slice.size());
+      }
+      EXPECT_THAT(sizes, ::testing::Contains(kBf16Bytes));
+      EXPECT_THAT(sizes, ::testing::Not(::testing::Contains(2 * kBf16Bytes)));
+    }
+    EXPECT_EQ(gemms, 1);
+  }
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(DotTest);

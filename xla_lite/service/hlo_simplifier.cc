@@ -63,6 +63,25 @@ HloInstruction* FoldKernelReverse(HloInstruction* conv) {
   return conv;
 }
 
+// convert(dot) to bf16, where the dot of bf16 operands is f32 and read by
+// nothing else, is the dot with a bf16 result: both accumulate in f32 and
+// round once. The gemm then writes half the bytes, and its readers read
+// half. Edits the dot in place; null when the rule does not apply.
+HloInstruction* FoldConvertIntoDot(HloInstruction* convert) {
+  HloInstruction* dot = convert->mutable_operand(0);
+  if (dot->opcode() != HloOpcode::kDot || dot->users().size() != 1 ||
+      !dot->shape().IsArray() ||
+      dot->shape().element_type() != PrimitiveType::F32 ||
+      convert->shape().element_type() != PrimitiveType::BF16) {
+    return nullptr;
+  }
+  for (const HloInstruction* operand : dot->operands()) {
+    if (operand->shape().element_type() != PrimitiveType::BF16) return nullptr;
+  }
+  dot->mutable_shape()->set_element_type(PrimitiveType::BF16);
+  return dot;
+}
+
 // A replacement for `instr`, or null when no rule applies. May edit `instr`
 // in place (and then returns it).
 HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
@@ -104,6 +123,9 @@ HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
       return instr;
     }
     case HloOpcode::kConvert:
+      return SameArray(instr->operand(0)->shape(), instr->shape())
+                 ? instr->mutable_operand(0)
+                 : FoldConvertIntoDot(instr);
     case HloOpcode::kCopy:
       return SameArray(instr->operand(0)->shape(), instr->shape())
                  ? instr->mutable_operand(0)

@@ -13,6 +13,8 @@ namespace xla_lite {
 //     logical row-major after layout normalization, so the two agree)
 //   reshape(reshape(x)) -> reshape(x); transpose(transpose(x)) -> one
 //   reshape, transpose, convert, broadcast, copy that change nothing -> x
+//   convert(dot) to bf16 of a bf16 dot with an f32 result read only by the
+//     convert -> the dot with a bf16 result (the same rounding, once)
 //   reduce over dimensions of extent 1 only -> reducer(init, reshape(x)),
 //     an elementwise op that fuses with its neighbours
 absl::Status SimplifyHlo(HloModule* module);
