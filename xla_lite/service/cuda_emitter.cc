@@ -107,7 +107,9 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
 
 int LoopUnroll(const KernelProgram& program) {
   // On an H100 (132 multiprocessors, 2048 threads each) a loop of 512K
-  // elements fills the device about twice at 4 a thread.
+  // elements fills the device about twice at 4 a thread. Segmented loops
+  // stay at one: the medium transformer's Adam update (its elements already
+  // load four values each) took 56 us at 4 a thread and 51 us at one.
   constexpr int64_t kMinUnrolledExtent = int64_t{1} << 19;
   const int64_t extent = program.LoopExtent();
   if (program.kind() != KernelProgram::Kind::kLoop ||
