@@ -3,43 +3,92 @@
 #include <algorithm>
 
 namespace xla_lite::gpu {
+
+absl::Span<const int> OpGraph::Index::ReadersOf(int buffer) const {
+  if (buffer < 0 || buffer + 1 >= reader_start.size()) return {};
+  return absl::MakeConstSpan(readers).subspan(
+      reader_start[buffer], reader_start[buffer + 1] - reader_start[buffer]);
+}
+
+absl::Span<const int> OpGraph::Index::After(int op) const {
+  return absl::MakeConstSpan(after).subspan(
+      after_start[op], after_start[op + 1] - after_start[op]);
+}
+
+namespace {
+
+// Fills a compressed table of `keys` rows: row k holds, in the order
+// `each` offers them, the values v it passes to add(k, v), twice called
+// (counting, then filling) so that it must offer the same pairs each time.
+template <typename Each>
+void FillRows(int keys, const Each& each, std::vector<int>* start,
+              std::vector<int>* values) {
+  start->assign(keys + 1, 0);
+  each([&](int key, int) { ++(*start)[key + 1]; });
+  for (int k = 0; k < keys; ++k) (*start)[k + 1] += (*start)[k];
+  values->resize(start->back());
+  std::vector<int> next(start->begin(), start->end() - 1);
+  each([&](int key, int value) { (*values)[next[key]++] = value; });
+}
+
+}  // namespace
+
 const OpGraph::Index& OpGraph::index() const {
   if (index_ != nullptr) return *index_;
   index_ = std::make_unique<Index>();
-  index_->after.resize(ops_.size());
+  int buffers = 0;
+  for (const PlannedOp& op : ops_) {
+    for (int b : op.writes) buffers = std::max(buffers, b + 1);
+    for (int b : op.reads) buffers = std::max(buffers, b + 1);
+  }
+  index_->writer.assign(buffers, -1);
   for (int op = 0; op < ops_.size(); ++op) {
-    for (int buffer : ops_[op].writes) index_->writer.try_emplace(buffer, op);
-    for (int buffer : ops_[op].reads) {
-      std::vector<int>& readers = index_->readers[buffer];
-      if (readers.empty() || readers.back() != op) readers.push_back(op);
+    for (int b : ops_[op].writes) {
+      if (index_->writer[b] < 0) index_->writer[b] = op;
     }
   }
-  for (const auto& [before, after] : edges_) {
-    index_->after.at(before).push_back(after);
-  }
+  // An op reading a buffer twice is its reader once.
+  std::vector<int> last_reader(buffers, -1);
+  FillRows(
+      buffers,
+      [&](const auto& add) {
+        std::fill(last_reader.begin(), last_reader.end(), -1);
+        for (int op = 0; op < ops_.size(); ++op) {
+          for (int b : ops_[op].reads) {
+            if (last_reader[b] == op) continue;
+            last_reader[b] = op;
+            add(b, op);
+          }
+        }
+      },
+      &index_->reader_start, &index_->readers);
+  FillRows(
+      ops_.size(),
+      [&](const auto& add) {
+        for (const auto& [before, after] : edges_) add(before, after);
+      },
+      &index_->after_start, &index_->after);
   return *index_;
 }
 
 int OpGraph::WriterOf(int buffer) const {
-  auto it = index().writer.find(buffer);
-  return it == index().writer.end() ? -1 : it->second;
+  const std::vector<int>& writer = index().writer;
+  return buffer >= 0 && buffer < writer.size() ? writer[buffer] : -1;
 }
 
 std::vector<int> OpGraph::ReadersOf(int buffer) const {
-  auto it = index().readers.find(buffer);
-  return it == index().readers.end() ? std::vector<int>() : it->second;
+  absl::Span<const int> readers = index().ReadersOf(buffer);
+  return std::vector<int>(readers.begin(), readers.end());
 }
 
 std::vector<int> OpGraph::Successors(int op) const {
   std::vector<int> successors;
   for (int buffer : ops_[op].writes) {
-    auto it = index().readers.find(buffer);
-    if (it == index().readers.end()) continue;
-    for (int reader : it->second) {
+    for (int reader : index().ReadersOf(buffer)) {
       if (reader != op) successors.push_back(reader);
     }
   }
-  for (int after : index().after[op]) {
+  for (int after : index().After(op)) {
     if (after != op) successors.push_back(after);
   }
   std::sort(successors.begin(), successors.end());

@@ -5,8 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-
+#include "absl/types/span.h"
 #include "xla_lite/service/execution_plan.h"
 
 namespace xla_lite::gpu {
@@ -41,10 +40,21 @@ class OpGraph {
   bool ReachesIndirectly(int from, int to) const;
 
  private:
+  // Buffers and ops are dense numbers, so the index is flat arrays: built
+  // anew after every change of the plan (each merge), it must cost little
+  // more than reading the plan once.
   struct Index {
-    absl::flat_hash_map<int, int> writer;               // first writer
-    absl::flat_hash_map<int, std::vector<int>> readers;  // ascending
-    std::vector<std::vector<int>> after;                 // edges by `before`
+    std::vector<int> writer;  // by buffer: the first writer, or -1
+    // By buffer b: readers[reader_start[b], reader_start[b + 1]), each
+    // reading op once, ascending.
+    std::vector<int> reader_start;
+    std::vector<int> readers;
+    // By op o: after[after_start[o], after_start[o + 1]), o's edges.
+    std::vector<int> after_start;
+    std::vector<int> after;
+
+    absl::Span<const int> ReadersOf(int buffer) const;
+    absl::Span<const int> After(int op) const;
   };
   const Index& index() const;
 
