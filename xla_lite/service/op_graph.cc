@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "glog/logging.h"
+
 namespace xla_lite::gpu {
 
 absl::Span<const int> OpGraph::Index::ReadersOf(int buffer) const {
@@ -17,14 +19,17 @@ absl::Span<const int> OpGraph::Index::After(int op) const {
 
 namespace {
 
-// Fills a compressed table of `keys` rows: row k holds, in the order
-// `each` offers them, the values v it passes to add(k, v), twice called
-// (counting, then filling) so that it must offer the same pairs each time.
+// Fills a compressed table of `keys` rows from the pairs add(key, value)
+// that `each` offers, each row in the order offered. `each` runs twice,
+// counting and then filling, and must offer the same pairs both times.
 template <typename Each>
 void FillRows(int keys, const Each& each, std::vector<int>* start,
               std::vector<int>* values) {
   start->assign(keys + 1, 0);
-  each([&](int key, int) { ++(*start)[key + 1]; });
+  each([&](int key, int) {
+    CHECK(key >= 0 && key < keys) << key << " of " << keys;
+    ++(*start)[key + 1];
+  });
   for (int k = 0; k < keys; ++k) (*start)[k + 1] += (*start)[k];
   values->resize(start->back());
   std::vector<int> next(start->begin(), start->end() - 1);
@@ -41,9 +46,11 @@ const OpGraph::Index& OpGraph::index() const {
     for (int b : op.writes) buffers = std::max(buffers, b + 1);
     for (int b : op.reads) buffers = std::max(buffers, b + 1);
   }
+  // Buffers are numbered from 0 (LogicalBuffer ids).
   index_->writer.assign(buffers, -1);
   for (int op = 0; op < ops_.size(); ++op) {
     for (int b : ops_[op].writes) {
+      CHECK_GE(b, 0) << ops_[op].name;
       if (index_->writer[b] < 0) index_->writer[b] = op;
     }
   }
@@ -55,6 +62,7 @@ const OpGraph::Index& OpGraph::index() const {
         std::fill(last_reader.begin(), last_reader.end(), -1);
         for (int op = 0; op < ops_.size(); ++op) {
           for (int b : ops_[op].reads) {
+            CHECK_GE(b, 0) << ops_[op].name;
             if (last_reader[b] == op) continue;
             last_reader[b] = op;
             add(b, op);
