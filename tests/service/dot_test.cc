@@ -165,6 +165,45 @@ ENTRY main {
   }
 }
 
+// The rule's limits: a product something else reads in f32, and an f32
+// product, keep their f32 results (a convert kernel rounds them).
+TEST_P(DotTest, OtherProductsRoundedToBf16KeepF32Results) {
+  const std::vector<std::string> cases = {R"(
+HloModule read_twice
+
+ENTRY main {
+  a = bf16[33,65] parameter(0)
+  b = bf16[65,17] parameter(1)
+  d = f32[33,17] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = bf16[33,17] convert(d)
+  e = f32[33,17] convert(c)
+  ROOT r = f32[33,17] add(e, d)
+})",
+                                          R"(
+HloModule f32_operands
+
+ENTRY main {
+  a = f32[33,65] parameter(0)
+  b = f32[65,17] parameter(1)
+  d = f32[33,17] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = bf16[33,17] convert(d)
+  ROOT e = f32[33,17] convert(c)
+})"};
+  for (const std::string& hlo : cases) {
+    ExpectMatchesEvaluator(hlo, 0, 1);
+    auto executable = Compile(hlo);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    int gemms = 0;
+    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+      if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+        ++gemms;
+        EXPECT_EQ(gemm->config().output_type, se::blas::DataType::kF32);
+      }
+    }
+    EXPECT_EQ(gemms, 1);
+  }
+}
+
 INSTANTIATE_FOR_ALL_PLATFORMS(DotTest);
 
 }  // namespace

@@ -350,6 +350,26 @@ TEST_P(FusionTest, SumOfBroadcastsWithSeveralConsumersIsRecomputed) {
   EXPECT_EQ(Kernels(*executable), 2);
 }
 
+// Scalars stream nothing: a sum of five scalar parameters (an optimizer's
+// bias corrections, say) broadcast into a shared value stays recomputed.
+TEST_P(FusionTest, ScalarSumsInASharedValueAreRecomputed) {
+  auto executable = CompileChecked(SharedValue(R"(
+  s0 = f32[] add(a, b)
+  s1 = f32[] add(s0, c)
+  s2 = f32[] add(s1, d)
+  s3 = f32[] add(s2, e)
+  bs = f32[8,1030] broadcast(s3), dimensions={}
+  t = f32[8,1030] add(x, bs))",
+                                               R"(
+  a = f32[] parameter(2)
+  b = f32[] parameter(3)
+  c = f32[] parameter(4)
+  d = f32[] parameter(5)
+  e = f32[] parameter(6))"));
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 2);
+}
+
 TEST_P(FusionTest, GemmOperandTransposesAreFlagsNotKernels) {
   auto executable = CompileChecked(R"(
 HloModule dot_transposed

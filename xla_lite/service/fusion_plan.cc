@@ -56,11 +56,17 @@ int OwnCost(const HloInstruction& instr) {
 }
 
 // What reading `operand`'s buffer in a kernel that computes `instr` costs:
-// a stream from memory when every element of `instr` reads its own element
-// (an operand at least as large), nothing when the operand is broadcast or
-// gathered from (a small operand, read again and again, stays in cache).
+// a stream from memory when every element of `instr` reads an element of
+// its own (an operand at least as large); nothing when the operand is
+// broadcast, or is a table smaller than what is gathered from it (read
+// again and again, it stays in cache), or when `instr` is a scalar. Each
+// reference counts, as ops do: a buffer that several parts of an
+// expression read is charged for each, although the kernel loads each
+// element once (counting distinct buffers instead changed the
+// transformers' fusion in ways not yet measured).
 int ReadCost(const HloInstruction& instr, const HloInstruction& operand) {
   return instr.shape().IsArray() && operand.shape().IsArray() &&
+                 instr.shape().ElementCount() > 1 &&
                  operand.shape().ElementCount() >= instr.shape().ElementCount()
              ? FusionPlan::kReadCost
              : 0;

@@ -39,7 +39,7 @@ GemmOperand ResolveGemmOperand(const HloInstruction* operand);
 //    iota, concatenate, gather) used by several kernels is recomputed in each
 //    when it is cheap, i.e. its fused expression costs at most
 //    kRecomputeCostLimit (1 per arithmetic op, 4 per transcendental, 0 for
-//    index remapping, kReadCost per materialized buffer it streams), and is
+//    index remapping, kReadCost per read of a buffer it streams), and is
 //    materialized (one extra kernel, one extra buffer) otherwise. Reads count
 //    because a chain of cheap adds over many buffers (a transformer's residual
 //    stream) would otherwise be recomputed, every buffer read again, in every

@@ -73,7 +73,10 @@ const OpGraph::Index& OpGraph::index() const {
   FillRows(
       ops_.size(),
       [&](const auto& add) {
-        for (const auto& [before, after] : edges_) add(before, after);
+        for (const auto& [before, after] : edges_) {
+          CHECK(after >= 0 && after < ops_.size()) << after;
+          add(before, after);
+        }
       },
       &index_->after_start, &index_->after);
   return *index_;
