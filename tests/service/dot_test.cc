@@ -81,6 +81,18 @@ std::vector<DotCase> DotCases() {
 
 using DotTest = CompilerTest;
 
+// The output type of each library gemm of `executable`, in order.
+std::vector<se::blas::DataType> LibraryGemmOutputTypes(
+    const gpu::GpuExecutable& executable) {
+  std::vector<se::blas::DataType> types;
+  for (const gpu::Thunk* thunk : FlatThunks(executable)) {
+    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+      types.push_back(gemm->config().output_type);
+    }
+  }
+  return types;
+}
+
 TEST_P(DotTest, EveryFormThroughBlas) {
   for (const DotCase& c : DotCases()) {
     SCOPED_TRACE(absl::StrCat(c.lhs, " x ", c.rhs, ": ", c.attributes));
@@ -143,12 +155,11 @@ ENTRY main {
     // The library's gemm says its output type; the emitted one writes a
     // buffer of 2-byte elements (4 * 33 * 17 of them), not 4-byte ones.
     constexpr int64_t kBf16Bytes = 4 * 33 * 17 * 2;
-    int gemms = 0;
+    const std::vector<se::blas::DataType> library =
+        LibraryGemmOutputTypes(**executable);
+    EXPECT_THAT(library, ::testing::Each(se::blas::DataType::kBF16));
+    int gemms = library.size();
     for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-      if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
-        ++gemms;
-        EXPECT_EQ(gemm->config().output_type, se::blas::DataType::kBF16);
-      }
       const auto* kernel = dynamic_cast<const gpu::KernelThunk*>(thunk);
       if (kernel == nullptr || kernel->spec().name.rfind("gemm_", 0) != 0) {
         continue;
@@ -193,14 +204,8 @@ ENTRY main {
     ExpectMatchesEvaluator(hlo, 0, 1);
     auto executable = Compile(hlo);
     ASSERT_TRUE(executable.ok()) << executable.status();
-    int gemms = 0;
-    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-      if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
-        ++gemms;
-        EXPECT_EQ(gemm->config().output_type, se::blas::DataType::kF32);
-      }
-    }
-    EXPECT_EQ(gemms, 1);
+    EXPECT_THAT(LibraryGemmOutputTypes(**executable),
+                ::testing::ElementsAre(se::blas::DataType::kF32));
   }
 }
 

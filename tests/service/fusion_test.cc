@@ -37,6 +37,11 @@ DebugOptions EmittedGemmOptions() {
   return options;
 }
 
+// The executable's first thunk as a kernel (null if it is not one).
+const gpu::KernelThunk* FirstKernel(const gpu::GpuExecutable& executable) {
+  return dynamic_cast<const gpu::KernelThunk*>(FlatThunks(executable)[0]);
+}
+
 class FusionTest : public CompilerTest {
  protected:
   // Compiles `hlo` op by op and checks its results against the evaluator.
@@ -190,8 +195,7 @@ ENTRY main {
   EXPECT_EQ(Kernels(**executable), 1);
   ASSERT_EQ(FlatThunks(**executable).size(), 1);
   // The three results load the same elements: one thread computes all three.
-  const auto* kernel =
-      dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+  const auto* kernel = FirstKernel(**executable);
   ASSERT_NE(kernel, nullptr);
   EXPECT_THAT(kernel->spec().cuda_source,
               ::testing::Not(::testing::HasSubstr("idx_t t")));
@@ -218,8 +222,7 @@ ENTRY main {
   // On a GPU each independent update has threads of its own: 600 for w2,
   // 30 for b2 and 30 for c2, rather than the small ones riding on w2's
   // first threads.
-  const auto* kernel =
-      dynamic_cast<const gpu::KernelThunk*>(FlatThunks(*executable)[0]);
+  const auto* kernel = FirstKernel(*executable);
   ASSERT_NE(kernel, nullptr);
   const se::LaunchDimensions& dims = kernel->launch_dimensions();
   EXPECT_GE(int64_t{dims.blocks.x} * dims.threads_per_block.x, 660);
@@ -251,8 +254,7 @@ ENTRY main {
                                                      rows, rows, rows, rows));
     ASSERT_NE(executable, nullptr);
     ASSERT_EQ(Kernels(*executable), 1);
-    const auto* kernel =
-        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(*executable)[0]);
+    const auto* kernel = FirstKernel(*executable);
     ASSERT_NE(kernel, nullptr);
     const se::LaunchDimensions& dims = kernel->launch_dimensions();
     const int64_t threads = int64_t{dims.blocks.x} * dims.threads_per_block.x;

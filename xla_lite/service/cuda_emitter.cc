@@ -30,6 +30,8 @@ constexpr int64_t kBlockReductionMinExtent = 64;
 constexpr int64_t kColumnReductionMinExtent =
     2 * ReductionStrategy::kColumnRows;
 constexpr int kLoopThreads = 256;
+// Elements a thread of an unrolled loop kernel takes a pass (LoopUnroll).
+constexpr int kLoopUnroll = 4;
 constexpr int64_t kMaxBlocks = 65535;
 // Whether consecutive outputs read consecutive elements of some input
 // while the reduced elements of one output lie apart: then lanes over

@@ -48,7 +48,6 @@ int RowGroupsPerBlock(int64_t rows);
 // to fill the device at 4 a thread, else 1. A thread's 4 elements are
 // independent: their loads issue together, and each thread keeps 4 times
 // the bytes in flight that one element a thread does.
-inline constexpr int kLoopUnroll = 4;
 int LoopUnroll(const KernelProgram& program);
 
 // The launch the emitted kernel expects (it loops over whatever the grid
