@@ -209,6 +209,88 @@ ENTRY main {
   }
 }
 
+// The arguments' sizes in bytes of each emitted gemm kernel of
+// `executable`, in order.
+std::vector<std::vector<int64_t>> EmittedGemmArgumentSizes(
+    const gpu::GpuExecutable& executable) {
+  std::vector<std::vector<int64_t>> gemms;
+  for (const gpu::Thunk* thunk : FlatThunks(executable)) {
+    const auto* kernel = dynamic_cast<const gpu::KernelThunk*>(thunk);
+    if (kernel == nullptr || kernel->spec().name.rfind("gemm_", 0) != 0) {
+      continue;
+    }
+    gemms.emplace_back();
+    for (const auto& slice : kernel->arguments()) {
+      gemms.back().push_back(slice.size());
+    }
+  }
+  return gemms;
+}
+
+// A product of bf16 values widened to f32 (the form of JAX's gradients of
+// mixed-precision matmuls), one through a transpose, is a gemm of the bf16
+// values with an f32 result: it reads 2-byte elements, with no kernel
+// widening or transposing them first.
+TEST_P(DotTest, ProductOfWidenedBf16IsABf16Gemm) {
+  const std::string hlo = R"(
+HloModule dot_widened
+
+ENTRY main {
+  a = bf16[4,65,33] parameter(0)
+  b = bf16[4,17,65] parameter(1)
+  ca = f32[4,65,33] convert(a)
+  t = f32[4,33,65] transpose(ca), dimensions={0,2,1}
+  cb = f32[4,17,65] convert(b)
+  ROOT d = f32[4,33,17] dot(t, cb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+})";
+  for (const int64_t emitted_max_size : {int64_t{0}, int64_t{1} << 22}) {
+    SCOPED_TRACE(emitted_max_size);
+    DebugOptions options = OpByOpOptions();
+    options.set_xla_gpu_emitted_gemm_max_size(emitted_max_size);
+    ExpectMatchesEvaluator(hlo, 0, 1, options);
+    auto executable = Compile(hlo, options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    std::vector<PrimitiveType> operand_types;
+    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+      if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+        operand_types.push_back(gemm->config().lhs_shape.element_type());
+        operand_types.push_back(gemm->config().rhs_shape.element_type());
+      }
+    }
+    EXPECT_THAT(operand_types, ::testing::Each(PrimitiveType::BF16));
+    const auto emitted = EmittedGemmArgumentSizes(**executable);
+    for (const std::vector<int64_t>& sizes : emitted) {
+      EXPECT_THAT(sizes, ::testing::IsSupersetOf({int64_t{4 * 65 * 33 * 2},
+                                                  int64_t{4 * 17 * 65 * 2},
+                                                  int64_t{4 * 33 * 17 * 4}}));
+    }
+    EXPECT_EQ(operand_types.size() / 2 + emitted.size(), 1);
+    EXPECT_EQ(FlatThunks(**executable).size(), 1);
+  }
+}
+
+// A product of a widened bf16 value and an f32 one stays an f32 product.
+TEST_P(DotTest, ProductOfWidenedBf16AndF32StaysF32) {
+  const std::string hlo = R"(
+HloModule dot_mixed
+
+ENTRY main {
+  a = bf16[33,65] parameter(0)
+  b = f32[65,17] parameter(1)
+  ca = f32[33,65] convert(a)
+  ROOT d = f32[33,17] dot(ca, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  ExpectMatchesEvaluator(hlo, 0, 1);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+      EXPECT_EQ(gemm->config().lhs_shape.element_type(), PrimitiveType::F32);
+      EXPECT_EQ(gemm->config().rhs_shape.element_type(), PrimitiveType::F32);
+    }
+  }
+}
+
 INSTANTIATE_FOR_ALL_PLATFORMS(DotTest);
 
 }  // namespace

@@ -82,6 +82,59 @@ HloInstruction* FoldConvertIntoDot(HloInstruction* convert) {
   return dot;
 }
 
+// Whether `instr` converts a 16-bit float to f32. Every such value is exact
+// in f32, and so is the product of two of them.
+bool IsExactWidening(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kConvert || !instr.shape().IsArray() ||
+      instr.shape().element_type() != PrimitiveType::F32) {
+    return false;
+  }
+  PrimitiveType from = instr.operand(0)->shape().element_type();
+  return from == PrimitiveType::BF16 || from == PrimitiveType::F16;
+}
+
+// reshape or transpose(convert(x)) widening x to f32 is convert(reshape or
+// transpose(x)): the data movement then moves half the bytes, and a dot
+// reading it sees the convert (FoldOperandConvertsIntoDot).
+HloInstruction* SinkWideningConvert(HloInstruction* instr, NameUniquer& names) {
+  HloInstruction* convert = instr->mutable_operand(0);
+  if (!IsExactWidening(*convert)) return nullptr;
+  HloComputation* computation = instr->parent();
+  HloInstruction* narrow =
+      CloneInstruction(computation, *instr, {convert->mutable_operand(0)},
+                       names.Get(instr->name() + ".narrow"));
+  narrow->mutable_shape()->set_element_type(
+      convert->operand(0)->shape().element_type());
+  return AddInstruction(computation, HloOpcode::kConvert, instr->shape(),
+                        {narrow}, names.Get(instr->name()));
+}
+
+// dot(convert(a), convert(b)) with a and b of one 16-bit float type widened
+// to f32 is dot(a, b) with an f32 result: the products are exact either way
+// and both sums run in f32, at any precision the dot asks for. The gemm
+// then reads half the bytes and runs on the 16-bit tensor-core path. JAX's
+// gradients of mixed-precision matmuls take this form. Edits the dot in
+// place; null when the rule does not apply.
+HloInstruction* FoldOperandConvertsIntoDot(HloInstruction* dot) {
+  const HloInstruction* lhs = dot->operand(0);
+  const HloInstruction* rhs = dot->operand(1);
+  if (!dot->shape().IsArray() ||
+      dot->shape().element_type() != PrimitiveType::F32 ||
+      !IsExactWidening(*lhs) || !IsExactWidening(*rhs) ||
+      lhs->operand(0)->shape().element_type() !=
+          rhs->operand(0)->shape().element_type()) {
+    return nullptr;
+  }
+  // Both operands may be one convert; each is replaced once.
+  HloInstruction* converts[] = {dot->mutable_operand(0),
+                                dot->mutable_operand(1)};
+  dot->ReplaceOperandWith(converts[0], converts[0]->mutable_operand(0));
+  if (converts[1] != converts[0]) {
+    dot->ReplaceOperandWith(converts[1], converts[1]->mutable_operand(0));
+  }
+  return dot;
+}
+
 // A replacement for `instr`, or null when no rule applies. May edit `instr`
 // in place (and then returns it).
 HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
@@ -105,14 +158,18 @@ HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
     case HloOpcode::kReshape: {
       HloInstruction* operand = instr->mutable_operand(0);
       if (SameArray(operand->shape(), instr->shape())) return operand;
-      if (operand->opcode() != HloOpcode::kReshape) return nullptr;
+      if (operand->opcode() != HloOpcode::kReshape) {
+        return SinkWideningConvert(instr, names);
+      }
       instr->ReplaceOperandWith(operand, operand->mutable_operand(0));
       return instr;
     }
     case HloOpcode::kTranspose: {
       HloInstruction* operand = instr->mutable_operand(0);
       if (IsIdentityPermutation(instr->dimensions())) return operand;
-      if (operand->opcode() != HloOpcode::kTranspose) return nullptr;
+      if (operand->opcode() != HloOpcode::kTranspose) {
+        return SinkWideningConvert(instr, names);
+      }
       // out[i] = mid[p[i]] = in[q[p[i]]].
       std::vector<int64_t> composed;
       for (int64_t d : instr->dimensions()) {
@@ -139,6 +196,8 @@ HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
       return SimplifyTrivialReduce(instr, names);
     case HloOpcode::kConvolution:
       return FoldKernelReverse(instr);
+    case HloOpcode::kDot:
+      return FoldOperandConvertsIntoDot(instr);
     default:
       return nullptr;
   }

@@ -15,6 +15,10 @@ namespace xla_lite {
 //   reshape, transpose, convert, broadcast, copy that change nothing -> x
 //   convert(dot) to bf16 of a bf16 dot with an f32 result read only by the
 //     convert -> the dot with a bf16 result (the same rounding, once)
+//   reshape or transpose(convert(x)) widening bf16 or f16 to f32 ->
+//     convert(reshape or transpose(x)), half the bytes moved
+//   dot(convert(a), convert(b)) of one 16-bit float type widened to f32 ->
+//     dot(a, b) with the f32 result (exact products, f32 sums either way)
 //   reduce over dimensions of extent 1 only -> reducer(init, reshape(x)),
 //     an elementwise op that fuses with its neighbours
 absl::Status SimplifyHlo(HloModule* module);
