@@ -80,16 +80,24 @@ TEST_P(RowFusionTest, SoftmaxOverShortRowsIsOneKernel) {
 }
 
 TEST_P(RowFusionTest, LongerRowsShareThreadsInOneKernel) {
-  // Past 32 elements a row takes a group of threads (32 up to 256, as
-  // long as the row): 8 rows a block where that leaves 1024 blocks (8192
-  // rows of 128, attention's softmax), fewer otherwise (2048 LayerNorm
-  // rows of 256 take 2), down to a block per row. Rows that fill no block,
-  // rows longer than the group, and the longest fused rows.
+  // A row takes a group of threads (32 up to 256, as long as the row)
+  // unless it is at most 32 elements long and there are 65536 rows or
+  // more: 8 rows a block where that leaves 1024 blocks (8192 rows of 128,
+  // attention's softmax), fewer otherwise (2048 LayerNorm rows of 256
+  // take 2), down to a block per row. Rows that fill no block, rows
+  // longer than the group, and the longest fused rows.
   struct Case {
     int rows, cols;
     int64_t blocks, threads;
   };
   for (const Case& c : std::vector<Case>{{24, 33, 24, 64},
+                                         // Short rows, too few to fill the
+                                         // device a thread each: a warp
+                                         // each (the tiny transformer's).
+                                         {64, 32, 64, 32},
+                                         {24, 12, 24, 32},
+                                         // Enough of them: a thread each.
+                                         {65536, 8, 256, 256},
                                          {8192, 128, 1024, 256},
                                          {2048, 256, 1024, 256},
                                          {5, 100, 5, 128},
@@ -142,21 +150,24 @@ ENTRY main {
 TEST_P(RowFusionTest, EmptyRowReductionIsItsInit) {
   // A reduction over no elements, with an init that is not the reducer's
   // identity, in a row kernel whose other stage gives each row a group of
-  // threads (rows of 64) and in one with a thread per row (rows of 8).
-  for (int cols : {64, 8}) {
-    SCOPED_TRACE(cols);
+  // threads (40 rows of 64 or of 8) and in one with a thread per row
+  // (65536 rows of 8).
+  for (auto [rows, cols] :
+       std::vector<std::pair<int, int>>{{40, 64}, {40, 8}, {65536, 8}}) {
+    SCOPED_TRACE(absl::StrCat(rows, "x", cols));
     EXPECT_EQ(KernelsOf(absl::StrFormat(R"(
 HloModule empty_rows
 %s
 ENTRY main {
-  x = f32[40,0] parameter(0)
-  p = f32[40,%d] parameter(1)
+  x = f32[%d,0] parameter(0)
+  p = f32[%d,%d] parameter(1)
   one = f32[] constant(1.5)
-  s = f32[40] reduce(x, one), dimensions={1}, to_apply=add
-  sb = f32[40,%d] broadcast(s), dimensions={0}
-  ROOT r = f32[40,%d] multiply(sb, p)
+  s = f32[%d] reduce(x, one), dimensions={1}, to_apply=add
+  sb = f32[%d,%d] broadcast(s), dimensions={0}
+  ROOT r = f32[%d,%d] multiply(sb, p)
 })",
-                                        kAddComputation, cols, cols, cols)),
+                                        kAddComputation, rows, rows, cols, rows,
+                                        rows, cols, rows, cols)),
               1);
   }
 }

@@ -217,7 +217,9 @@ RowKernelShape ChooseRowKernelShape(const std::vector<RowKernelStage>& stages,
                               ? stage.program->reduced_elements()
                               : stage.row_length);
   }
-  if (longest <= kMaxThreadRowLength) return {1, kLoopThreads};
+  if (longest <= kMaxThreadRowLength && rows >= kMinThreadRows) {
+    return {1, kLoopThreads};
+  }
   RowKernelShape shape;
   shape.rows_per_block = RowGroupsPerBlock(rows);
   shape.lanes = 32;
