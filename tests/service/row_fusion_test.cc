@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -105,6 +106,31 @@ TEST_P(RowFusionTest, LongerRowsShareThreadsInOneKernel) {
     SCOPED_TRACE(absl::StrCat(c.rows, "x", c.cols));
     EXPECT_EQ(LaunchOf(Softmax(c.rows, c.cols, OwnRowMax(c.rows, c.cols))),
               std::make_pair(c.blocks, c.threads));
+  }
+}
+
+TEST_P(RowFusionTest, RowSharesOfAFewTripsAreUnrolled) {
+  // Rows of 128 take 32 lanes: every lane makes 4 trips over its share, in
+  // the reductions and in the loop stage, and counts them, unrolled. Rows
+  // of 33 take 64 lanes, which make 0 or 1 trips: a plain strided loop.
+  // Both match the evaluator (KernelsOf).
+  for (const auto& [rows, cols, unrolled] :
+       std::vector<std::tuple<int, int, bool>>{{8192, 128, true},
+                                               {24, 33, false}}) {
+    SCOPED_TRACE(absl::StrCat(rows, "x", cols));
+    const std::string hlo = Softmax(rows, cols, OwnRowMax(rows, cols));
+    ASSERT_EQ(KernelsOf(hlo), 1);
+    auto executable = Compile(hlo);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    const auto* kernel =
+        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+    ASSERT_NE(kernel, nullptr);
+    const std::string& source = kernel->spec().cuda_source;
+    EXPECT_EQ(source.find("r_trip < 4") != std::string::npos, unrolled);
+    EXPECT_EQ(source.find("j_trip < 4") != std::string::npos, unrolled);
+    EXPECT_EQ(
+        source.find("for (idx_t r = x; r < 33; r += 64)") != std::string::npos,
+        !unrolled);
   }
 }
 

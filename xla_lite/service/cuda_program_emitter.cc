@@ -16,6 +16,34 @@ namespace {
 
 bool IsPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// A thread's strided share of [0, end): `var` = start, start + step, ...
+// below end, where start (an expression) lies in [0, step). When every
+// thread makes the same few trips, the loop counts them, unrolled, so
+// that the compiler issues all their loads before the first is used:
+// looping over the share as it lies waits a memory round trip per trip,
+// which bounded the row and grouped reductions. Appends the loop's opening
+// at `indent`; the caller's body and closing brace follow. Sets `first` to
+// the condition that holds on the first trip only.
+constexpr int64_t kMaxUnrolledTrips = 8;
+
+void AppendStridedLoop(const std::string& var, const std::string& start,
+                       int64_t end, int64_t step, const std::string& indent,
+                       std::string* text, std::string* first) {
+  const int64_t trips = step > 0 && end % step == 0 ? end / step : 0;
+  if (trips < 2 || trips > kMaxUnrolledTrips) {
+    absl::StrAppend(text, indent, "for (idx_t ", var, " = ", start, "; ", var,
+                    " < ", end, "; ", var, " += ", step, ") {\n");
+    *first = absl::StrCat(var, " == ", start);
+    return;
+  }
+  const std::string trip = absl::StrCat(var, "_trip");
+  absl::StrAppend(text, "#pragma unroll\n", indent, "for (int ", trip, " = 0; ",
+                  trip, " < ", trips, "; ++", trip, ") {\n", indent,
+                  "  const idx_t ", var, " = ", start, " + (idx_t)", trip,
+                  " * ", step, ";\n");
+  *first = absl::StrCat(trip, " == 0");
+}
+
 // The C type a value is computed in: f32, bf16 and f16 in float (16-bit
 // results rounded after every op), s32 in int, pred in bool.
 const char* ComputeType(PrimitiveType type) {
@@ -537,10 +565,9 @@ std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
 }
 
 std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
-  std::string body =
-      absl::StrCat("    for (idx_t j = x; j < ", row_length,
-                   "; j += ", lanes, ") {\n", "      const idx_t i = row * ",
-                   row_length, " + j;\n");
+  std::string body, first;
+  AppendStridedLoop("j", "x", row_length, lanes, "    ", &body, &first);
+  absl::StrAppend(&body, "      const idx_t i = row * ", row_length, " + j;\n");
   std::vector<int> roots;
   for (const KernelOutput& output : program_.outputs()) {
     roots.push_back(output.op);
@@ -637,12 +664,12 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
   // every later one does through the reducer (it may carry excess
   // precision).
   absl::StrAppend(&body, "    ", ComputeType(type), " acc = ", Name(init),
-                  ";\n", "    for (idx_t r = ", fold, "; r < ", extent,
-                  "; r += ", folds, ") {\n");
+                  ";\n");
+  std::string first;
+  AppendStridedLoop("r", fold, extent, folds, "    ", &body, &first);
   EmitOps(parts.inner, "      ", &body);
-  absl::StrAppend(&body, "      acc = r == ", fold, " ? ",
-                  Round(type, Name(value)), " : ", Reduce("acc", Name(value)),
-                  ";\n", "    }\n");
+  absl::StrAppend(&body, "      acc = ", first, " ? ", Round(type, Name(value)),
+                  " : ", Reduce("acc", Name(value)), ";\n", "    }\n");
   HalveGroup(std::min<int64_t>(extent, folds), warp_lanes, fold, prefix, suffix,
              ComputeType(type), &body);
   // Over no elements the result is init itself.
