@@ -269,6 +269,34 @@ ENTRY main {
   }
 }
 
+// A product of widened f16 values stays an f32 product (no gemm takes f16
+// operands), one of a widened f16 value through a transpose as well.
+TEST_P(DotTest, ProductOfWidenedF16StaysF32) {
+  const std::string hlo = R"(
+HloModule dot_widened_f16
+
+ENTRY main {
+  a = f16[4,65,33] parameter(0)
+  b = f16[4,17,65] parameter(1)
+  ca = f32[4,65,33] convert(a)
+  t = f32[4,33,65] transpose(ca), dimensions={0,2,1}
+  cb = f32[4,17,65] convert(b)
+  ROOT d = f32[4,33,17] dot(t, cb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+})";
+  ExpectMatchesEvaluator(hlo, 0, 1);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int gemms = 0;
+  for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+      ++gemms;
+      EXPECT_EQ(gemm->config().lhs_shape.element_type(), PrimitiveType::F32);
+      EXPECT_EQ(gemm->config().rhs_shape.element_type(), PrimitiveType::F32);
+    }
+  }
+  EXPECT_EQ(gemms, 1);
+}
+
 // A product of a widened bf16 value and an f32 one stays an f32 product.
 TEST_P(DotTest, ProductOfWidenedBf16AndF32StaysF32) {
   const std::string hlo = R"(

@@ -22,8 +22,8 @@ bool IsPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 // that the compiler issues all their loads before the first is used:
 // looping over the share as it lies waits a memory round trip per trip,
 // which bounded the row and grouped reductions. Appends the loop's opening
-// at `indent`; the caller's body and closing brace follow. Sets `first` to
-// the condition that holds on the first trip only.
+// at `indent`; the caller's body and closing brace follow. Sets `first`
+// (when not null) to the condition that holds on the first trip only.
 constexpr int64_t kMaxUnrolledTrips = 8;
 
 void AppendStridedLoop(const std::string& var, const std::string& start,
@@ -33,7 +33,7 @@ void AppendStridedLoop(const std::string& var, const std::string& start,
   if (trips < 2 || trips > kMaxUnrolledTrips) {
     absl::StrAppend(text, indent, "for (idx_t ", var, " = ", start, "; ", var,
                     " < ", end, "; ", var, " += ", step, ") {\n");
-    *first = absl::StrCat(var, " == ", start);
+    if (first != nullptr) *first = absl::StrCat(var, " == ", start);
     return;
   }
   const std::string trip = absl::StrCat(var, "_trip");
@@ -41,7 +41,7 @@ void AppendStridedLoop(const std::string& var, const std::string& start,
                   trip, " < ", trips, "; ++", trip, ") {\n", indent,
                   "  const idx_t ", var, " = ", start, " + (idx_t)", trip,
                   " * ", step, ";\n");
-  *first = absl::StrCat(trip, " == 0");
+  if (first != nullptr) *first = absl::StrCat(trip, " == 0");
 }
 
 // The C type a value is computed in: f32, bf16 and f16 in float (16-bit
@@ -565,8 +565,9 @@ std::string ProgramEmitter::ReduceRow(int lanes, int rows_per_block) const {
 }
 
 std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
-  std::string body, first;
-  AppendStridedLoop("j", "x", row_length, lanes, "    ", &body, &first);
+  std::string body;
+  AppendStridedLoop("j", "x", row_length, lanes, "    ", &body,
+                    /*first=*/nullptr);
   absl::StrAppend(&body, "      const idx_t i = row * ", row_length, " + j;\n");
   std::vector<int> roots;
   for (const KernelOutput& output : program_.outputs()) {

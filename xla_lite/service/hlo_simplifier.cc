@@ -109,20 +109,21 @@ HloInstruction* SinkWideningConvert(HloInstruction* instr, NameUniquer& names) {
                         {narrow}, names.Get(instr->name()));
 }
 
-// dot(convert(a), convert(b)) with a and b of one 16-bit float type widened
-// to f32 is dot(a, b) with an f32 result: the products are exact either way
-// and both sums run in f32, at any precision the dot asks for. The gemm
-// then reads half the bytes and runs on the 16-bit tensor-core path. JAX's
-// gradients of mixed-precision matmuls take this form. Edits the dot in
-// place; null when the rule does not apply.
+// dot(convert(a), convert(b)) with bf16 a and b widened to f32 is dot(a, b)
+// with an f32 result: the products are exact either way and both sums run
+// in f32, at any precision the dot asks for. The gemm then reads half the
+// bytes and runs on the bf16 tensor-core path. JAX's gradients of
+// mixed-precision matmuls take this form. (f16 would be as exact, but no
+// gemm takes f16 operands.) Edits the dot in place; null when the rule
+// does not apply.
 HloInstruction* FoldOperandConvertsIntoDot(HloInstruction* dot) {
   const HloInstruction* lhs = dot->operand(0);
   const HloInstruction* rhs = dot->operand(1);
   if (!dot->shape().IsArray() ||
       dot->shape().element_type() != PrimitiveType::F32 ||
       !IsExactWidening(*lhs) || !IsExactWidening(*rhs) ||
-      lhs->operand(0)->shape().element_type() !=
-          rhs->operand(0)->shape().element_type()) {
+      lhs->operand(0)->shape().element_type() != PrimitiveType::BF16 ||
+      rhs->operand(0)->shape().element_type() != PrimitiveType::BF16) {
     return nullptr;
   }
   // Both operands may be one convert; each is replaced once.

@@ -17,7 +17,7 @@ namespace xla_lite {
 //     convert -> the dot with a bf16 result (the same rounding, once)
 //   reshape or transpose(convert(x)) widening bf16 or f16 to f32 ->
 //     convert(reshape or transpose(x)), half the bytes moved
-//   dot(convert(a), convert(b)) of one 16-bit float type widened to f32 ->
+//   dot(convert(a), convert(b)) of bf16 a and b widened to f32 ->
 //     dot(a, b) with the f32 result (exact products, f32 sums either way)
 //   reduce over dimensions of extent 1 only -> reducer(init, reshape(x)),
 //     an elementwise op that fuses with its neighbours
