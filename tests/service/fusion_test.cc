@@ -404,37 +404,6 @@ ENTRY main {
   EXPECT_EQ(Kernels(*executable), 2);
 }
 
-// Three slices of one product, each a gemm's operand (attention's q, k and
-// v): kernels over one extent that read a buffer in common are one launch
-// with three outputs. A slice of another extent keeps a kernel of its own.
-TEST_P(FusionTest, SiblingKernelsOverOneExtentMerge) {
-  for (const auto& [v_columns, kernels] :
-       std::vector<std::pair<int, int>>{{8, 1}, {4, 2}}) {
-    SCOPED_TRACE(v_columns);
-    auto executable =
-        CompileChecked(absl::StrFormat(R"(
-HloModule qkv
-
-ENTRY main {
-  x = f32[6,5] parameter(0)
-  w = f32[5,24] parameter(1)
-  b = f32[24] parameter(2)
-  p = f32[6,24] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[6,24] broadcast(b), dimensions={1}
-  qkv = f32[6,24] add(p, bb)
-  q = f32[6,8] slice(qkv), slice={[0:6], [0:8]}
-  k = f32[6,8] slice(qkv), slice={[0:6], [8:16]}
-  v = f32[6,%d] slice(qkv), slice={[0:6], [16:%d]}
-  s = f32[6,6] dot(q, k), lhs_contracting_dims={1}, rhs_contracting_dims={1}
-  ROOT o = f32[6,%d] dot(s, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})",
-                                       v_columns, 16 + v_columns, v_columns));
-    ASSERT_NE(executable, nullptr);
-    EXPECT_EQ(Gemms(*executable), 3);
-    EXPECT_EQ(Kernels(*executable), kernels);
-  }
-}
-
 int64_t Copies(const gpu::GpuExecutable& executable) {
   return CountThunks(executable, Thunk::Kind::kMemcpy);
 }

@@ -80,26 +80,6 @@ class Merger {
   bool IsLoop(int op) const {
     return plan_.ops[op].kind == PlannedOp::Kind::kLoopKernel;
   }
-  // By op: the extent of a loop kernel whose outputs are all one size (no
-  // segments), else -1.
-  std::vector<int64_t> PlainLoopExtents() const {
-    std::vector<int64_t> extents(plan_.ops.size(), -1);
-    for (int op = 0; op < plan_.ops.size(); ++op) {
-      if (IsLoop(op) && plan_.ops[op].program->OutputGroups().size() == 1) {
-        extents[op] = plan_.ops[op].program->LoopExtent();
-      }
-    }
-    return extents;
-  }
-  bool ShareARead(int a, int b) const {
-    for (int buffer : plan_.ops[a].reads) {
-      const std::vector<int>& reads = plan_.ops[b].reads;
-      if (std::find(reads.begin(), reads.end(), buffer) != reads.end()) {
-        return true;
-      }
-    }
-    return false;
-  }
   // Whether every buffer `op` writes is a result.
   bool WritesOnlyResults(int op) const;
   // Merges op `b` into op `a` when legal; returns whether it did.
@@ -321,21 +301,6 @@ absl::Status Merger::Run() {
         if (p < 0 || p == c || !IsLoop(p)) continue;
         ASSIGN_OR_RETURN(changed, TryMerge(graph, p, c));
         if (changed) break;
-      }
-      merges += changed;
-    }
-  }
-  // Siblings: loop kernels over one extent that read a buffer in common
-  // (the slices of one product, say) become one launch.
-  for (bool changed = true; changed;) {
-    changed = false;
-    OpGraph graph(plan_.ops, edges_);
-    const std::vector<int64_t> extents = PlainLoopExtents();
-    for (int a = 0; a < plan_.ops.size() && !changed; ++a) {
-      if (extents[a] < 0) continue;
-      for (int b = a + 1; b < plan_.ops.size() && !changed; ++b) {
-        if (extents[b] != extents[a] || !ShareARead(a, b)) continue;
-        ASSIGN_OR_RETURN(changed, TryMerge(graph, a, b));
       }
       merges += changed;
     }

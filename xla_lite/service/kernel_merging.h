@@ -21,9 +21,6 @@ namespace xla_lite::gpu {
 //  - A producer merges into a consumer that reads it only at each
 //    element's own index: the consumer uses the value from registers, and
 //    the producer's result is still stored for its other readers.
-//  - Siblings: loop kernels over one extent (no segments) that read a
-//    buffer in common merge, when neither waits on the other (the slices
-//    of attention's q, k and v from one product: one launch, not three).
 //  - Kernels that only write results (an optimizer's per-parameter
 //    updates, typically) merge into one.
 // A merge is kept only when the merged kernel closes no dependency cycle
