@@ -123,10 +123,11 @@ TEST_P(ReduceTest, ManyRowsShareBlocks) {
 }
 
 TEST_P(ReduceTest, ColumnReductionsOverManyRows) {
-  // Reductions over leading dimensions: lanes over outputs, split in two
-  // kernels from 256 rows on; column counts that fill no warp exactly, and
-  // a fused producer.
+  // Reductions over leading dimensions: lanes over outputs, 32 threads
+  // folding each from 1024 rows on, split in two kernels past 4096 rows;
+  // column counts that fill no warp exactly, and a fused producer.
   ExpectMatchesEvaluator(Reduce("f32", "2048,256", "256", "0", "add", "0"));
+  ExpectMatchesEvaluator(Reduce("f32", "8192,40", "40", "0", "add", "0"));
   ExpectMatchesEvaluator(Reduce("f32", "16,128,40", "40", "0,1", "add", "1"));
   ExpectMatchesEvaluator(
       Reduce("f32", "600,70", "70", "0", "maximum", "-inf"));

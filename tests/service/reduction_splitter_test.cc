@@ -80,27 +80,30 @@ void ExpectSplit(const std::string& shape, const std::string& root,
 
 TEST(ReductionSplitterTest, SplitIsADivisorNearTheWantedPartials) {
   // 16K partial outputs wanted: 64 x 256, 16 x 1024.
-  EXPECT_EQ(ColumnReductionSplit(2048, 256), 64);
-  EXPECT_EQ(ColumnReductionSplit(2048, 1024), 16);
-  EXPECT_EQ(ColumnReductionSplit(3000, 100), 150);
-  // Too few rows, too many columns, or no divisor leaving 16 rows a part.
-  EXPECT_EQ(ColumnReductionSplit(200, 256), std::nullopt);
-  EXPECT_EQ(ColumnReductionSplit(2048, 8192), std::nullopt);
-  EXPECT_EQ(ColumnReductionSplit(2053, 16), std::nullopt);
+  EXPECT_EQ(ColumnReductionSplit(8192, 256), 64);
+  EXPECT_EQ(ColumnReductionSplit(8192, 1024), 16);
+  EXPECT_EQ(ColumnReductionSplit(6000, 100), 150);
+  EXPECT_EQ(ColumnReductionSplit(8194, 256), 34);
+  // Rows one kernel reads as fast (4096 and fewer), too many columns, or
+  // no divisor leaving 16 rows a part.
+  EXPECT_EQ(ColumnReductionSplit(4096, 256), std::nullopt);
+  EXPECT_EQ(ColumnReductionSplit(2048, 1024), std::nullopt);
+  EXPECT_EQ(ColumnReductionSplit(8192, 8192), std::nullopt);
+  EXPECT_EQ(ColumnReductionSplit(8209, 16), std::nullopt);
 }
 
 TEST(ReductionSplitterTest, OuterReductionsSplitAndKeepTheirValues) {
-  ExpectSplit("f32[2048,256]",
+  ExpectSplit("f32[8192,256]",
               "f32[256] reduce(p0, p1), dimensions={0}, to_apply=add",
-              {2048, 256}, {{64, 256}, {256}});
+              {8192, 256}, {{64, 256}, {256}});
   // Several leading dimensions, and a maximum.
-  ExpectSplit("f32[16,128,96]",
+  ExpectSplit("f32[64,128,96]",
               "f32[96] reduce(p0, p1), dimensions={1,0}, to_apply=max",
-              {16, 128, 96}, {{128, 96}, {96}});
+              {64, 128, 96}, {{128, 96}, {96}});
   // Several kept dimensions come back in their shape.
-  ExpectSplit("f32[1024,8,32]",
+  ExpectSplit("f32[8192,8,32]",
               "f32[8,32] reduce(p0, p1), dimensions={0}, to_apply=add",
-              {1024, 8, 32}, {{64, 256}, {256}});
+              {8192, 8, 32}, {{64, 256}, {256}});
 }
 
 TEST(ReductionSplitterTest, OtherReductionsStayWhole) {
@@ -114,6 +117,9 @@ TEST(ReductionSplitterTest, OtherReductionsStayWhole) {
   ExpectSplit("f32[128,256]",
               "f32[256] reduce(p0, p1), dimensions={0}, to_apply=add",
               {128, 256}, {{256}});
+  ExpectSplit("f32[16,128,256]",
+              "f32[256] reduce(p0, p1), dimensions={0,1}, to_apply=add",
+              {16, 128, 256}, {{256}});
 }
 
 }  // namespace

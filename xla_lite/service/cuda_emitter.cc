@@ -82,8 +82,11 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
   if (extent >= kColumnReductionMinExtent && ReadsColumns(program)) {
     strategy.block_per_output = false;
     strategy.column = true;
+    strategy.column_rows = extent >= ReductionStrategy::kWideColumnMinExtent
+                               ? ReductionStrategy::kWideColumnRows
+                               : ReductionStrategy::kColumnRows;
     strategy.threads_per_block =
-        ReductionStrategy::kColumnLanes * ReductionStrategy::kColumnRows;
+        ReductionStrategy::kColumnLanes * strategy.column_rows;
     return strategy;
   }
   const int64_t outputs = program.outputs()[0].buffer.element_count;

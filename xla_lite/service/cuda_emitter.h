@@ -22,11 +22,15 @@ namespace xla_lite::gpu {
 // blocks; otherwise a block per output, with a shared-memory tree. When
 // consecutive outputs read consecutive elements (a reduction over outer
 // dimensions: bias and LayerNorm gradients), kColumnLanes consecutive
-// outputs per block, each folded by kColumnRows threads, so every warp's
-// loads are coalesced.
+// outputs per block, each folded by column_rows threads, so every warp's
+// loads are coalesced: kColumnRows, or kWideColumnRows from
+// kWideColumnMinExtent reduced elements on, where a block reads a strip
+// of many rows (the reductions SplitColumnReductions leaves whole).
 struct ReductionStrategy {
   static constexpr int kColumnLanes = 32;
   static constexpr int kColumnRows = 8;
+  static constexpr int kWideColumnRows = 32;
+  static constexpr int64_t kWideColumnMinExtent = 1024;
   static constexpr int kMaxRowGroups = 8;
   static constexpr int64_t kMaxGroupedExtent = 1024;
   static constexpr int64_t kMinGroupedBlocks = 1024;
@@ -35,6 +39,8 @@ struct ReductionStrategy {
   // With block_per_output: outputs per block (1, 2, 4 or 8).
   int row_groups = 1;
   bool column = false;
+  // With column: threads folding each output.
+  int column_rows = kColumnRows;
   int threads_per_block = 256;
 };
 ReductionStrategy ChooseReductionStrategy(const KernelProgram& program);

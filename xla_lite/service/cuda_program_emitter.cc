@@ -21,7 +21,9 @@ bool IsPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 // thread makes the same few trips, the loop counts them, unrolled, so
 // that the compiler issues all their loads before the first is used:
 // looping over the share as it lies waits a memory round trip per trip,
-// which bounded the row and grouped reductions. Appends the loop's opening
+// which bounded the row and grouped reductions. A longer share is a plain
+// loop the compiler unrolls by kMaxUnrolledTrips (a column strip of 2048
+// rows folded by 32 threads each, say). Appends the loop's opening
 // at `indent`; the caller's body and closing brace follow. Sets `first`
 // (when not null) to the condition that holds on the first trip only.
 constexpr int64_t kMaxUnrolledTrips = 8;
@@ -31,6 +33,9 @@ void AppendStridedLoop(const std::string& var, const std::string& start,
                        std::string* text, std::string* first) {
   const int64_t trips = step > 0 && end % step == 0 ? end / step : 0;
   if (trips < 2 || trips > kMaxUnrolledTrips) {
+    if (end > kMaxUnrolledTrips * step) {
+      absl::StrAppend(text, "#pragma unroll ", kMaxUnrolledTrips, "\n");
+    }
     absl::StrAppend(text, indent, "for (idx_t ", var, " = ", start, "; ", var,
                     " < ", end, "; ", var, " += ", step, ") {\n");
     if (first != nullptr) *first = absl::StrCat(var, " == ", start);
@@ -695,8 +700,7 @@ std::string ProgramEmitter::TiledReduceBody(
   const bool column = strategy.column;
   const int lanes = column ? ReductionStrategy::kColumnLanes
                            : strategy.threads_per_block / strategy.row_groups;
-  const int rows =
-      column ? ReductionStrategy::kColumnRows : strategy.row_groups;
+  const int rows = column ? strategy.column_rows : strategy.row_groups;
   const int per_block = column ? lanes : rows;
   // The thread's output in the block, and its share of the elements.
   const char* output = column ? "x" : "y";
