@@ -3,6 +3,7 @@
 // with fused producers, on every platform, against the HloEvaluator.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -150,6 +151,28 @@ ENTRY main {
   bias = f32[96] reduce(dy, zero), dimensions={0}, to_apply=add
   ROOT t = (f32[96], f32[96]) tuple(scale, bias)
 })");
+}
+
+// A column reduction of 1024 rows or more takes blocks of 1024 threads,
+// 32 folding each of 32 columns, bounded so that they launch; fewer rows
+// take blocks of 256. Both match the evaluator.
+TEST_P(ReduceTest, WideColumnStripsAreBoundedBlocksOf1024) {
+  for (const auto& [rows, threads] :
+       std::vector<std::pair<int, int64_t>>{{2048, 1024}, {512, 256}}) {
+    SCOPED_TRACE(rows);
+    const std::string hlo =
+        Reduce("f32", absl::StrCat(rows, ",96"), "96", "0", "add", "0");
+    EXPECT_EQ(CheckedBlocks(hlo, 0, 1), 3);
+    auto executable = Compile(hlo);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    const auto* kernel =
+        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->launch_dimensions().threads_per_block.x, threads);
+    EXPECT_EQ(kernel->spec().cuda_source.find("__launch_bounds__(1024)") !=
+                  std::string::npos,
+              threads == 1024);
+  }
 }
 
 TEST_P(ReduceTest, InitThatIsNotAnIdentityIsAppliedOnce) {

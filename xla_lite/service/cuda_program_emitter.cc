@@ -252,13 +252,17 @@ void ProgramEmitter::EmitOps(const std::vector<int>& ids,
   }
 }
 
-std::string ProgramEmitter::Signature(const std::string& name) const {
+std::string ProgramEmitter::Signature(const std::string& name,
+                                      int max_threads) const {
   std::vector<std::string> params;
   for (int p = 0; p < parameters_.count(); ++p) {
     params.push_back(ParameterDeclaration(parameters_, p));
   }
-  return absl::StrCat("extern \"C\" __global__ void ", name, "(",
-                      absl::StrJoin(params, ", "), ")");
+  return absl::StrCat(
+      "extern \"C\" __global__ void ",
+      max_threads > 0 ? absl::StrCat("__launch_bounds__(", max_threads, ") ")
+                      : "",
+      name, "(", absl::StrJoin(params, ", "), ")");
 }
 
 std::string ProgramEmitter::Store(int output, const std::string& value,

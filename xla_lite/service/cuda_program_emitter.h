@@ -34,8 +34,10 @@ class ProgramEmitter {
   // The statements of `ids`, each on a line of its own after `indent`.
   void EmitOps(const std::vector<int>& ids, const std::string& indent,
                std::string* out) const;
-  // extern "C" __global__ void name(<every parameter>).
-  std::string Signature(const std::string& name) const;
+  // extern "C" __global__ void name(<every parameter>), bounded to blocks
+  // of max_threads when it is not 0 (so that the compiler keeps a block
+  // that large within the register file).
+  std::string Signature(const std::string& name, int max_threads = 0) const;
   // Stores `value` into output `output` at `index`.
   std::string Store(int output, const std::string& value,
                     const std::string& index) const;

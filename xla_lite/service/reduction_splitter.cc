@@ -14,8 +14,8 @@ namespace xla_lite {
 namespace {
 
 // The first kernel should have at least this many outputs: with
-// kColumnRows threads per output that is enough threads to cover an H100
-// several times over.
+// ReductionStrategy::kColumnRows threads per output that is enough threads
+// to cover an H100 several times over.
 constexpr int64_t kMinPartialOutputs = int64_t{1} << 14;
 // Up to this many reduced rows one kernel is faster than two: its blocks
 // of 1024 threads (cuda_emitter's wide column strips) each read 32 columns
