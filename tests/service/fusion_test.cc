@@ -234,6 +234,38 @@ ENTRY main {
                        ::testing::HasSubstr("const idx_t i = t - 630;")));
 }
 
+// Result kernels that no path joins merge as one group; a result that
+// reads another at other elements (a transpose) keeps a kernel of its own,
+// and the others still merge, in their order.
+TEST_P(FusionTest, ResultKernelsMergeAroundOneThatReadsAnother) {
+  auto executable = CompileChecked(R"(
+HloModule updates
+
+ENTRY main {
+  w = f32[20,30] parameter(0)
+  b = f32[30] parameter(1)
+  c = f32[30] parameter(2)
+  d = f32[7] parameter(3)
+  w2 = f32[20,30] negate(w)
+  b2 = f32[30] exponential(b)
+  c2 = f32[30] negate(c)
+  d2 = f32[7] abs(d)
+  x2 = f32[30,20] transpose(w2), dimensions={1,0}
+  ROOT r = (f32[20,30], f32[30], f32[30], f32[7], f32[30,20]) tuple(w2, b2, c2, d2, x2)
+})");
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(Kernels(*executable), 2);
+  const auto* kernel = FirstKernel(*executable);
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_THAT(
+      kernel->spec().cuda_source,
+      ::testing::AllOf(::testing::HasSubstr("t < 667;"),
+                       ::testing::HasSubstr("if (t < 600) {"),
+                       ::testing::HasSubstr("if (t < 630) {"),
+                       ::testing::HasSubstr("if (t < 660) {"),
+                       ::testing::HasSubstr("const idx_t i = t - 660;")));
+}
+
 // A large loop whose extent is a multiple of four blocks gives each thread
 // four elements a pass, a block apart; any other loop one. Both run right,
 // with a broadcast operand whose index wraps inside a thread's elements.

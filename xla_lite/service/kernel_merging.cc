@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/service/convolution/dnn_convolution.h"
@@ -82,6 +84,17 @@ class Merger {
   }
   // Whether every buffer `op` writes is a result.
   bool WritesOnlyResults(int op) const;
+  bool IsResultOnlyLoop(int op) const {
+    return IsLoop(op) && WritesOnlyResults(op);
+  }
+  // Merges into result-only loop kernel `a` every later one that no path
+  // through other kernels joins to it or to another of the group, in one
+  // lowering: what merging them a pair at a time ends in, without
+  // lowering the growing kernel again for each (quadratic in an optimizer
+  // update's hundreds of parameters). Returns how many kernels it merged
+  // into `a`: 0, changing nothing, when fewer than two would join or the
+  // group does not lower or is not in-place safe.
+  absl::StatusOr<int> MergeResultGroup(const OpGraph& graph, int a);
   // Merges op `b` into op `a` when legal; returns whether it did.
   // `graph` is over the plan as it is (no merge since it was made).
   absl::StatusOr<bool> TryMerge(const OpGraph& graph, int a, int b);
@@ -285,6 +298,56 @@ absl::StatusOr<bool> Merger::TryMerge(const OpGraph& graph, int a, int b) {
   return true;
 }
 
+absl::StatusOr<int> Merger::MergeResultGroup(const OpGraph& graph, int a) {
+  // Members no path joins: none reads what another writes, and none can
+  // close a cycle once they are one kernel. Kernels joined by a direct
+  // dependency are left to the pairwise merges.
+  std::vector<int> group = {a};
+  for (int b = a + 1; b < plan_.ops.size(); ++b) {
+    if (!IsResultOnlyLoop(b) || refused_.contains(KeyOf(a, b))) continue;
+    bool joined = false;
+    for (int m : group) {
+      joined = joined || graph.Reaches(m, b) || graph.Reaches(b, m);
+    }
+    if (!joined) group.push_back(b);
+  }
+  if (group.size() < 3) return 0;  // A pair merges as it would alone.
+  PlannedOp merged;
+  merged.kind = PlannedOp::Kind::kLoopKernel;
+  std::vector<std::string> names;
+  for (int m : group) {
+    merged.roots.insert(merged.roots.end(), plan_.ops[m].roots.begin(),
+                        plan_.ops[m].roots.end());
+    names.push_back(plan_.ops[m].name);
+  }
+  // The name merging one at a time gives.
+  merged.name = merged.roots.size() <= 3
+                    ? absl::StrJoin(names, "+")
+                    : absl::StrCat(merged.roots[0]->name(), "+",
+                                   merged.roots.size() - 1, "_more");
+  absl::StatusOr<LoweredKernel> lowered =
+      LowerLoopFusion(merged.roots, is_materialized_);
+  if (lowered.status().code() == absl::StatusCode::kFailedPrecondition) {
+    return 0;
+  }
+  RETURN_IF_ERROR(lowered.status());
+  for (const HloInstruction* input : lowered->inputs) {
+    merged.reads.push_back(buffer_of_.at(StripReshapes(input)));
+  }
+  for (const HloInstruction* root : merged.roots) {
+    merged.writes.push_back(buffer_of_.at(root));
+  }
+  merged.program = emission_.Finish(std::move(lowered->program));
+  if (!InPlaceSafe(merged)) return 0;
+  VLOG(5) << "merged kernels " << merged.name << " as a group of "
+          << group.size();
+  plan_.ops[a] = std::move(merged);
+  for (auto m = group.rbegin(); m + 1 != group.rend(); ++m) {
+    RemoveOp(plan_.ops, edges_, *m, a);
+  }
+  return static_cast<int>(group.size()) - 1;
+}
+
 absl::Status Merger::Run() {
   // Epilogues first, while every kernel still holds one value.
   const int epilogues = FuseEpilogues();
@@ -305,14 +368,21 @@ absl::Status Merger::Run() {
       merges += changed;
     }
   }
-  // Result-only kernels into one another.
+  // Result-only kernels into one another: a whole group at once where it
+  // lowers, else one pair at a time.
   for (bool changed = true; changed;) {
     changed = false;
     OpGraph graph(plan_.ops, edges_);
     for (int a = 0; a < plan_.ops.size() && !changed; ++a) {
-      if (!IsLoop(a) || !WritesOnlyResults(a)) continue;
+      if (!IsResultOnlyLoop(a)) continue;
+      ASSIGN_OR_RETURN(const int grouped, MergeResultGroup(graph, a));
+      if (grouped > 0) {
+        merges += grouped;
+        changed = true;
+        break;
+      }
       for (int b = a + 1; b < plan_.ops.size() && !changed; ++b) {
-        if (!IsLoop(b) || !WritesOnlyResults(b)) continue;
+        if (!IsResultOnlyLoop(b)) continue;
         ASSIGN_OR_RETURN(changed, TryMerge(graph, a, b));
       }
       merges += changed;
