@@ -93,6 +93,38 @@ std::vector<se::blas::DataType> LibraryGemmOutputTypes(
   return types;
 }
 
+// The operand types of each library gemm of `executable`, lhs then rhs, in
+// order.
+std::vector<PrimitiveType> LibraryGemmOperandTypes(
+    const gpu::GpuExecutable& executable) {
+  std::vector<PrimitiveType> types;
+  for (const gpu::Thunk* thunk : FlatThunks(executable)) {
+    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+      types.push_back(gemm->config().lhs_shape.element_type());
+      types.push_back(gemm->config().rhs_shape.element_type());
+    }
+  }
+  return types;
+}
+
+// The arguments' sizes in bytes of each emitted gemm kernel of
+// `executable`, in order.
+std::vector<std::vector<int64_t>> EmittedGemmArgumentSizes(
+    const gpu::GpuExecutable& executable) {
+  std::vector<std::vector<int64_t>> gemms;
+  for (const gpu::Thunk* thunk : FlatThunks(executable)) {
+    const auto* kernel = dynamic_cast<const gpu::KernelThunk*>(thunk);
+    if (kernel == nullptr || kernel->spec().name.rfind("gemm_", 0) != 0) {
+      continue;
+    }
+    gemms.emplace_back();
+    for (const auto& slice : kernel->arguments()) {
+      gemms.back().push_back(slice.size());
+    }
+  }
+  return gemms;
+}
+
 TEST_P(DotTest, EveryFormThroughBlas) {
   for (const DotCase& c : DotCases()) {
     SCOPED_TRACE(absl::StrCat(c.lhs, " x ", c.rhs, ": ", c.attributes));
@@ -158,21 +190,12 @@ ENTRY main {
     const std::vector<se::blas::DataType> library =
         LibraryGemmOutputTypes(**executable);
     EXPECT_THAT(library, ::testing::Each(se::blas::DataType::kBF16));
-    int gemms = library.size();
-    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-      const auto* kernel = dynamic_cast<const gpu::KernelThunk*>(thunk);
-      if (kernel == nullptr || kernel->spec().name.rfind("gemm_", 0) != 0) {
-        continue;
-      }
-      ++gemms;
-      std::vector<int64_t> sizes;
-      for (const auto& slice : kernel->arguments()) {
-        sizes.push_back(slice.size());
-      }
+    const auto emitted = EmittedGemmArgumentSizes(**executable);
+    for (const std::vector<int64_t>& sizes : emitted) {
       EXPECT_THAT(sizes, ::testing::Contains(kBf16Bytes));
       EXPECT_THAT(sizes, ::testing::Not(::testing::Contains(2 * kBf16Bytes)));
     }
-    EXPECT_EQ(gemms, 1);
+    EXPECT_EQ(library.size() + emitted.size(), 1);
   }
 }
 
@@ -209,22 +232,21 @@ ENTRY main {
   }
 }
 
-// The arguments' sizes in bytes of each emitted gemm kernel of
-// `executable`, in order.
-std::vector<std::vector<int64_t>> EmittedGemmArgumentSizes(
-    const gpu::GpuExecutable& executable) {
-  std::vector<std::vector<int64_t>> gemms;
-  for (const gpu::Thunk* thunk : FlatThunks(executable)) {
-    const auto* kernel = dynamic_cast<const gpu::KernelThunk*>(thunk);
-    if (kernel == nullptr || kernel->spec().name.rfind("gemm_", 0) != 0) {
-      continue;
-    }
-    gemms.emplace_back();
-    for (const auto& slice : kernel->arguments()) {
-      gemms.back().push_back(slice.size());
-    }
-  }
-  return gemms;
+// A batched product of `type` values widened to f32, the lhs through a
+// transpose.
+std::string WidenedProduct(const std::string& type) {
+  return absl::StrFormat(R"(
+HloModule dot_widened
+
+ENTRY main {
+  a = %s[4,65,33] parameter(0)
+  b = %s[4,17,65] parameter(1)
+  ca = f32[4,65,33] convert(a)
+  t = f32[4,33,65] transpose(ca), dimensions={0,2,1}
+  cb = f32[4,17,65] convert(b)
+  ROOT d = f32[4,33,17] dot(t, cb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+})",
+                         type, type);
 }
 
 // A product of bf16 values widened to f32 (the form of JAX's gradients of
@@ -232,17 +254,7 @@ std::vector<std::vector<int64_t>> EmittedGemmArgumentSizes(
 // values with an f32 result: it reads 2-byte elements, with no kernel
 // widening or transposing them first.
 TEST_P(DotTest, ProductOfWidenedBf16IsABf16Gemm) {
-  const std::string hlo = R"(
-HloModule dot_widened
-
-ENTRY main {
-  a = bf16[4,65,33] parameter(0)
-  b = bf16[4,17,65] parameter(1)
-  ca = f32[4,65,33] convert(a)
-  t = f32[4,33,65] transpose(ca), dimensions={0,2,1}
-  cb = f32[4,17,65] convert(b)
-  ROOT d = f32[4,33,17] dot(t, cb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
-})";
+  const std::string hlo = WidenedProduct("bf16");
   for (const int64_t emitted_max_size : {int64_t{0}, int64_t{1} << 22}) {
     SCOPED_TRACE(emitted_max_size);
     DebugOptions options = OpByOpOptions();
@@ -250,13 +262,8 @@ ENTRY main {
     ExpectMatchesEvaluator(hlo, 0, 1, options);
     auto executable = Compile(hlo, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
-    std::vector<PrimitiveType> operand_types;
-    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-      if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
-        operand_types.push_back(gemm->config().lhs_shape.element_type());
-        operand_types.push_back(gemm->config().rhs_shape.element_type());
-      }
-    }
+    const std::vector<PrimitiveType> operand_types =
+        LibraryGemmOperandTypes(**executable);
     EXPECT_THAT(operand_types, ::testing::Each(PrimitiveType::BF16));
     const auto emitted = EmittedGemmArgumentSizes(**executable);
     for (const std::vector<int64_t>& sizes : emitted) {
@@ -272,29 +279,13 @@ ENTRY main {
 // A product of widened f16 values stays an f32 product (no gemm takes f16
 // operands), one of a widened f16 value through a transpose as well.
 TEST_P(DotTest, ProductOfWidenedF16StaysF32) {
-  const std::string hlo = R"(
-HloModule dot_widened_f16
-
-ENTRY main {
-  a = f16[4,65,33] parameter(0)
-  b = f16[4,17,65] parameter(1)
-  ca = f32[4,65,33] convert(a)
-  t = f32[4,33,65] transpose(ca), dimensions={0,2,1}
-  cb = f32[4,17,65] convert(b)
-  ROOT d = f32[4,33,17] dot(t, cb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
-})";
+  const std::string hlo = WidenedProduct("f16");
   ExpectMatchesEvaluator(hlo, 0, 1);
   auto executable = Compile(hlo);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  int gemms = 0;
-  for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
-      ++gemms;
-      EXPECT_EQ(gemm->config().lhs_shape.element_type(), PrimitiveType::F32);
-      EXPECT_EQ(gemm->config().rhs_shape.element_type(), PrimitiveType::F32);
-    }
-  }
-  EXPECT_EQ(gemms, 1);
+  // One gemm, f32 x f32.
+  EXPECT_THAT(LibraryGemmOperandTypes(**executable),
+              ::testing::ElementsAre(PrimitiveType::F32, PrimitiveType::F32));
 }
 
 // A product of a widened bf16 value and an f32 one stays an f32 product.
@@ -311,12 +302,8 @@ ENTRY main {
   ExpectMatchesEvaluator(hlo, 0, 1);
   auto executable = Compile(hlo);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
-      EXPECT_EQ(gemm->config().lhs_shape.element_type(), PrimitiveType::F32);
-      EXPECT_EQ(gemm->config().rhs_shape.element_type(), PrimitiveType::F32);
-    }
-  }
+  EXPECT_THAT(LibraryGemmOperandTypes(**executable),
+              ::testing::Each(PrimitiveType::F32));
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(DotTest);

@@ -95,6 +95,11 @@ class Merger {
   // into `a`: 0, changing nothing, when fewer than two would join or the
   // group does not lower or is not in-place safe.
   absl::StatusOr<int> MergeResultGroup(const OpGraph& graph, int a);
+  // Merges `members` (loop kernels, roots in this order) into one kernel
+  // in the lowest-numbered one's place when it lowers and is in-place safe;
+  // returns whether it did. Paths between them are the caller's to rule
+  // out.
+  absl::StatusOr<bool> MergeOps(const std::vector<int>& members);
   // Merges op `b` into op `a` when legal; returns whether it did.
   // `graph` is over the plan as it is (no merge since it was made).
   absl::StatusOr<bool> TryMerge(const OpGraph& graph, int a, int b);
@@ -267,20 +272,29 @@ absl::StatusOr<bool> Merger::TryMerge(const OpGraph& graph, int a, int b) {
   if (graph.ReachesIndirectly(a, b) || graph.ReachesIndirectly(b, a)) {
     return refuse();
   }
+  ASSIGN_OR_RETURN(const bool merged, MergeOps({a, b}));
+  return merged || refuse();
+}
+
+absl::StatusOr<bool> Merger::MergeOps(const std::vector<int>& members) {
   PlannedOp merged;
   merged.kind = PlannedOp::Kind::kLoopKernel;
-  merged.roots = plan_.ops[a].roots;
-  merged.roots.insert(merged.roots.end(), plan_.ops[b].roots.begin(),
-                      plan_.ops[b].roots.end());
-  // Names every root while that stays readable.
+  std::vector<std::string> names;
+  for (int m : members) {
+    merged.roots.insert(merged.roots.end(), plan_.ops[m].roots.begin(),
+                        plan_.ops[m].roots.end());
+    names.push_back(plan_.ops[m].name);
+  }
+  // Names every root while that stays readable; the same name whether
+  // the members merge at once or a pair at a time.
   merged.name = merged.roots.size() <= 3
-                    ? absl::StrCat(plan_.ops[a].name, "+", plan_.ops[b].name)
+                    ? absl::StrJoin(names, "+")
                     : absl::StrCat(merged.roots[0]->name(), "+",
                                    merged.roots.size() - 1, "_more");
   absl::StatusOr<LoweredKernel> lowered =
       LowerLoopFusion(merged.roots, is_materialized_);
   if (lowered.status().code() == absl::StatusCode::kFailedPrecondition) {
-    return refuse();
+    return false;
   }
   RETURN_IF_ERROR(lowered.status());
   for (const HloInstruction* input : lowered->inputs) {
@@ -290,11 +304,16 @@ absl::StatusOr<bool> Merger::TryMerge(const OpGraph& graph, int a, int b) {
     merged.writes.push_back(buffer_of_.at(root));
   }
   merged.program = emission_.Finish(std::move(lowered->program));
-  if (!InPlaceSafe(merged)) return refuse();
+  if (!InPlaceSafe(merged)) return false;
   VLOG(5) << "merged kernels " << merged.name;
-  int first = std::min(a, b), second = std::max(a, b);
+  std::vector<int> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  const int first = sorted.front();
   plan_.ops[first] = std::move(merged);
-  RemoveOp(plan_.ops, edges_, second, first);
+  // From the last, so that the earlier ones keep their numbers.
+  for (auto m = sorted.rbegin(); m + 1 != sorted.rend(); ++m) {
+    RemoveOp(plan_.ops, edges_, *m, first);
+  }
   return true;
 }
 
@@ -312,40 +331,8 @@ absl::StatusOr<int> Merger::MergeResultGroup(const OpGraph& graph, int a) {
     if (!joined) group.push_back(b);
   }
   if (group.size() < 3) return 0;  // A pair merges as it would alone.
-  PlannedOp merged;
-  merged.kind = PlannedOp::Kind::kLoopKernel;
-  std::vector<std::string> names;
-  for (int m : group) {
-    merged.roots.insert(merged.roots.end(), plan_.ops[m].roots.begin(),
-                        plan_.ops[m].roots.end());
-    names.push_back(plan_.ops[m].name);
-  }
-  // The name merging one at a time gives.
-  merged.name = merged.roots.size() <= 3
-                    ? absl::StrJoin(names, "+")
-                    : absl::StrCat(merged.roots[0]->name(), "+",
-                                   merged.roots.size() - 1, "_more");
-  absl::StatusOr<LoweredKernel> lowered =
-      LowerLoopFusion(merged.roots, is_materialized_);
-  if (lowered.status().code() == absl::StatusCode::kFailedPrecondition) {
-    return 0;
-  }
-  RETURN_IF_ERROR(lowered.status());
-  for (const HloInstruction* input : lowered->inputs) {
-    merged.reads.push_back(buffer_of_.at(StripReshapes(input)));
-  }
-  for (const HloInstruction* root : merged.roots) {
-    merged.writes.push_back(buffer_of_.at(root));
-  }
-  merged.program = emission_.Finish(std::move(lowered->program));
-  if (!InPlaceSafe(merged)) return 0;
-  VLOG(5) << "merged kernels " << merged.name << " as a group of "
-          << group.size();
-  plan_.ops[a] = std::move(merged);
-  for (auto m = group.rbegin(); m + 1 != group.rend(); ++m) {
-    RemoveOp(plan_.ops, edges_, *m, a);
-  }
-  return static_cast<int>(group.size()) - 1;
+  ASSIGN_OR_RETURN(const bool merged, MergeOps(group));
+  return merged ? static_cast<int>(group.size()) - 1 : 0;
 }
 
 absl::Status Merger::Run() {
