@@ -8,13 +8,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "stream_executor/gpu/gpu_blas.h"
-#include "stream_executor/gpu/gpu_dnn.h"
 #include "stream_executor/gpu/gpu_command_buffer.h"
-#include "stream_executor/gpu/gpu_platform.h"
+#include "stream_executor/gpu/gpu_dnn.h"
 #include "stream_executor/gpu/gpu_event.h"
+#include "stream_executor/gpu/gpu_platform.h"
 #include "stream_executor/gpu/gpu_status.h"
 #include "stream_executor/gpu/gpu_stream.h"
 
@@ -236,10 +238,14 @@ absl::StatusOr<blas::BlasSupport*> GpuExecutor::AsBlas() {
     return absl::UnimplementedError(absl::StrCat(
         "the ", backend_.platform_name, " platform has no BLAS library"));
   }
+  absl::Time start = absl::Now();
   ASSIGN_OR_RETURN(const GpuBlasApi* blas_api, backend_.load_blas());
   ASSIGN_OR_RETURN(std::unique_ptr<GpuBlas> blas,
                    GpuBlas::Create(this, *blas_api, config_.allow_tf32));
   blas_ = std::move(blas);
+  // Loading the library is a fixed cost of every process's first step.
+  VLOG(1) << "Device " << device_ordinal() << ": BLAS ready in "
+          << absl::ToDoubleMilliseconds(absl::Now() - start) << " ms";
   ReleaseSharedExecutorsBeforeLaterTeardowns();
   return blas_.get();
 }

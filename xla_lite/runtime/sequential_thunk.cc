@@ -1,9 +1,15 @@
 #include "xla_lite/runtime/sequential_thunk.h"
 
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/thunk_profiler.h"
@@ -35,9 +41,31 @@ SequentialThunk::SequentialThunk(std::string name, ThunkSequence thunks)
     : Thunk(Kind::kSequential, std::move(name)), thunks_(std::move(thunks)) {}
 
 absl::Status SequentialThunk::Initialize(const InitializeParams& params) {
+  // Leaves' time by kind, said once: initialization (loading kernels,
+  // preparing library calls) is most of a warm first step.
+  const bool timed = VLOG_IS_ON(1);
+  std::map<std::string, std::pair<int64_t, absl::Duration>> by_kind;
+  absl::Time start = absl::Now();
   for (const auto& thunk : thunks_) {
+    absl::Time thunk_start = timed ? absl::Now() : absl::InfinitePast();
     absl::Status status = thunk->Initialize(params);
     if (!status.ok()) return Annotate(status, *thunk);
+    if (timed && !IsContainer(thunk->kind())) {
+      auto& [count, time] = by_kind[ThunkKindName(thunk->kind())];
+      ++count;
+      time += absl::Now() - thunk_start;
+    }
+  }
+  if (timed && !by_kind.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [kind, entry] : by_kind) {
+      parts.push_back(
+          absl::StrFormat("%d %s %.1f ms", entry.first, kind,
+                          absl::ToDoubleMilliseconds(entry.second)));
+    }
+    VLOG(1) << ToString() << ": initialized in "
+            << absl::ToDoubleMilliseconds(absl::Now() - start) << " ms ("
+            << absl::StrJoin(parts, ", ") << ")";
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,7 @@
 #include "xla_lite/service/compiler.h"
 
+#include <future>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,35 +27,65 @@
 namespace xla_lite {
 namespace {
 
-gpu::GemmEmission ChooseGemmEmission(se::StreamExecutor* executor,
-                                     const DebugOptions& options) {
-  gpu::GemmEmission emission;
-  emission.max_size = options.xla_gpu_emitted_gemm_max_size();
-  emission.always = options.xla_gpu_use_emitted_gemm();
-  if (emission.always || executor == nullptr) return emission;
-  absl::StatusOr<se::blas::BlasSupport*> blas = executor->AsBlas();
-  if (!blas.ok()) {
-    VLOG(1) << "no BLAS library (" << blas.status()
-            << "); gemms use the emitted kernel";
-    emission.always = true;
+// Which libraries the executor has, of those the options let the plan use.
+struct Libraries {
+  bool blas = true;
+  bool dnn = true;
+  bool operator==(const Libraries& other) const {
+    return blas == other.blas && dnn == other.dnn;
   }
-  return emission;
+};
+
+// Loads the libraries on another thread: on a GPU host loading them (the
+// shared objects, a handle, a workspace) takes about as long as the HLO
+// passes, the plan and the thunks together, so the compiler works while
+// they load. A library the options rule out is not loaded. Waiting on (or
+// destroying) the future joins the thread.
+std::future<Libraries> LoadLibraries(se::StreamExecutor* executor,
+                                     const DebugOptions& options) {
+  const bool wants_blas = !options.xla_gpu_use_emitted_gemm();
+  const bool wants_dnn = options.xla_gpu_dnn_convolution_min_flops() >= 0;
+  if (executor == nullptr || (!wants_blas && !wants_dnn)) {
+    std::promise<Libraries> assumed;
+    assumed.set_value(Libraries{});
+    return assumed.get_future();
+  }
+  return std::async(std::launch::async, [executor, wants_blas, wants_dnn] {
+    Libraries libraries;
+    if (wants_blas) {
+      absl::StatusOr<se::blas::BlasSupport*> blas = executor->AsBlas();
+      if (!blas.ok()) {
+        VLOG(1) << "no BLAS library (" << blas.status()
+                << "); gemms use the emitted kernel";
+        libraries.blas = false;
+      }
+    }
+    if (wants_dnn) {
+      absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
+      if (!dnn.ok()) {
+        VLOG(1) << "no DNN library (" << dnn.status()
+                << "); convolutions use the emitted kernels";
+        libraries.dnn = false;
+      }
+    }
+    return libraries;
+  });
 }
 
-// xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
-gpu::DnnConvolutionRule ChooseDnnConvolutionRule(se::StreamExecutor* executor,
-                                                 const DebugOptions& options) {
-  gpu::DnnConvolutionRule rule;
-  const int64_t min_flops = options.xla_gpu_dnn_convolution_min_flops();
-  if (min_flops < 0 || executor == nullptr) return rule;
-  absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
-  if (!dnn.ok()) {
-    VLOG(1) << "no DNN library (" << dnn.status()
-            << "); convolutions use the emitted kernels";
-    return rule;
+gpu::KernelEmission EmissionFor(const Libraries& libraries,
+                                const DebugOptions& options) {
+  gpu::KernelEmission emission;
+  emission.gemm.max_size = options.xla_gpu_emitted_gemm_max_size();
+  emission.gemm.always = options.xla_gpu_use_emitted_gemm() || !libraries.blas;
+  // xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
+  if (libraries.dnn) {
+    emission.dnn_convolution.min_flops =
+        options.xla_gpu_dnn_convolution_min_flops();
   }
-  rule.min_flops = min_flops;
-  return rule;
+  emission.allow_excess_precision = options.xla_allow_excess_precision();
+  emission.default_precision_tf32 =
+      options.xla_gpu_default_precision_allows_tf32();
+  return emission;
 }
 
 // operand_precision=highest asks for full f32 gemms, which TF32 is not.
@@ -132,40 +164,49 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
   return signature;
 }
 
-absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
-    std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
-    const DebugOptions& options) {
-  // Each phase's wall time, for the VLOG(1) summary: where a large model's
-  // compile goes (kernels are compiled later, at Initialize).
-  absl::Time mark = absl::Now();
-  auto lap = [&mark] {
+namespace {
+
+// Milliseconds since the last call (or construction): the VLOG(1) summary
+// says where a large model's compile goes.
+class Lap {
+ public:
+  double Next() {
     absl::Time now = absl::Now();
-    double ms = absl::ToDoubleMilliseconds(now - mark);
-    mark = now;
+    double ms = absl::ToDoubleMilliseconds(now - mark_);
+    mark_ = now;
     return ms;
-  };
-  RETURN_IF_ERROR(RunHloPasses(module.get()));
-  const double passes_ms = lap();
-  WarnAboutTf32(*module, options);
-  ASSIGN_OR_RETURN(gpu::EntrySignature signature, EntrySignatureOf(*module));
-  gpu::KernelEmission emission;
-  emission.gemm = ChooseGemmEmission(executor, options);
-  emission.dnn_convolution = ChooseDnnConvolutionRule(executor, options);
-  emission.allow_excess_precision = options.xla_allow_excess_precision();
-  emission.default_precision_tf32 =
-      options.xla_gpu_default_precision_allows_tf32();
+  }
+
+ private:
+  absl::Time mark_ = absl::Now();
+};
+
+// What depends on the libraries: the plan, its buffers and its thunks.
+struct Lowering {
+  gpu::BufferAssignment assignment;
+  gpu::ThunkSequence thunks;
+  double plan_ms = 0, assignment_ms = 0, thunks_ms = 0;
+};
+
+absl::StatusOr<Lowering> Lower(const HloModule& module,
+                               const gpu::EntrySignature& signature,
+                               const gpu::KernelEmission& emission,
+                               se::StreamExecutor* executor,
+                               const DebugOptions& options) {
+  Lap lap;
+  Lowering lowering;
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
-                   gpu::BuildExecutionPlan(*module, emission));
-  const double plan_ms = lap();
+                   gpu::BuildExecutionPlan(module, emission));
+  lowering.plan_ms = lap.Next();
   std::vector<int64_t> parameter_sizes;
   for (const Shape& shape : signature.parameter_shapes) {
     parameter_sizes.push_back(shape.ByteSize());
   }
-  ASSIGN_OR_RETURN(gpu::BufferAssignment assignment,
+  ASSIGN_OR_RETURN(lowering.assignment,
                    gpu::AssignBuffers(plan, parameter_sizes));
-  const double assignment_ms = lap();
-  VLOG(1) << module->name() << ": buffer assignment\n"
-          << assignment.ToString(plan);
+  lowering.assignment_ms = lap.Next();
+  VLOG(1) << module.name() << ": buffer assignment\n"
+          << lowering.assignment.ToString(plan);
   // A loop or conditional whose computations are all recordable is
   // recorded whole (a loop or branch node) where the platform has
   // conditional nodes. Other control flow runs from the host, and its
@@ -186,20 +227,58 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   if (options.xla_gpu_command_buffer_unroll_loops()) {
     emission_options.unrolls = recordable;
   }
-  ASSIGN_OR_RETURN(gpu::ThunkSequence thunks,
-                   gpu::EmitThunks(plan, assignment, emission_options));
-  gpu::GpuExecutable::Params params;
-  params.module_name = module->name();
-  params.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);
-  const double thunks_ms = lap();
+  ASSIGN_OR_RETURN(
+      gpu::ThunkSequence thunks,
+      gpu::EmitThunks(plan, lowering.assignment, emission_options));
+  lowering.thunks = gpu::ScheduleCommandBuffers(std::move(thunks), options);
+  lowering.thunks_ms = lap.Next();
+  return lowering;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
+    std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
+    const DebugOptions& options) {
+  Lap lap;
+  std::future<Libraries> loading = LoadLibraries(executor, options);
+  RETURN_IF_ERROR(RunHloPasses(module.get()));
+  const double passes_ms = lap.Next();
+  WarnAboutTf32(*module, options);
+  ASSIGN_OR_RETURN(gpu::EntrySignature signature, EntrySignatureOf(*module));
+  // Lowered as if every library loads, as it does on any working GPU
+  // host; a library that did not is lowered again without.
+  const Libraries assumed;
+  ASSIGN_OR_RETURN(Lowering lowering,
+                   Lower(*module, signature, EmissionFor(assumed, options),
+                         executor, options));
+  lap.Next();
+  const Libraries loaded = loading.get();
+  const double waited_ms = lap.Next();
+  std::string relowered;
+  if (!(loaded == assumed)) {
+    relowered =
+        absl::StrCat(", lowered again without", loaded.blas ? "" : " BLAS",
+                     loaded.dnn ? "" : " DNN");
+    ASSIGN_OR_RETURN(lowering,
+                     Lower(*module, signature, EmissionFor(loaded, options),
+                           executor, options));
+  }
   VLOG(1) << absl::StrFormat(
       "%s: compiled in %.1f ms (HLO passes %.1f, plan %.1f, buffer "
-      "assignment %.1f, thunks %.1f); %d top-level thunks, %d allocations",
-      module->name(), passes_ms + plan_ms + assignment_ms + thunks_ms,
-      passes_ms, plan_ms, assignment_ms, thunks_ms, params.thunks.size(),
-      assignment.allocations.size());
-  params.allocations = std::move(assignment.allocations);
-  params.output_allocations = std::move(assignment.output_allocations);
+      "assignment %.1f, thunks %.1f, waiting for libraries %.1f%s); %d "
+      "top-level thunks, %d allocations",
+      module->name(),
+      passes_ms + lowering.plan_ms + lowering.assignment_ms +
+          lowering.thunks_ms + waited_ms,
+      passes_ms, lowering.plan_ms, lowering.assignment_ms, lowering.thunks_ms,
+      waited_ms, relowered, lowering.thunks.size(),
+      lowering.assignment.allocations.size());
+  gpu::GpuExecutable::Params params;
+  params.module_name = module->name();
+  params.thunks = std::move(lowering.thunks);
+  params.allocations = std::move(lowering.assignment.allocations);
+  params.output_allocations = std::move(lowering.assignment.output_allocations);
   params.signature = std::move(signature);
   params.debug_options = options;
   return gpu::GpuExecutable::Create(std::move(params));
