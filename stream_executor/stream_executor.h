@@ -60,6 +60,15 @@ class StreamExecutor {
   virtual absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
       const KernelSpec& spec) = 0;
 
+  // Compiles `spec` into the executor's kernel cache without loading it, so
+  // that several threads can compile a program's kernels at once and
+  // LoadKernel then finds them; loading stays on the caller's thread, where
+  // it is fastest. Thread-safe. Nothing to do where kernels are not
+  // compiled (the host).
+  virtual absl::Status CompileKernel(const KernelSpec& spec) {
+    return absl::OkStatus();
+  }
+
   // The BLAS library of this device, created on first use.
   virtual absl::StatusOr<blas::BlasSupport*> AsBlas() = 0;
 

@@ -31,6 +31,7 @@ constexpr FieldRange kFieldRanges[] = {
     // 0 picks the default.
     {"xla_gpu_max_loop_iterations", 0, int64_t{1} << 40},
     {"xla_gpu_autotune_level", 0, 4},
+    {"xla_gpu_force_compilation_parallelism", 0, 1024},
     // -1: never.
     {"xla_gpu_dnn_convolution_min_flops", -1, int64_t{1} << 60},
 };

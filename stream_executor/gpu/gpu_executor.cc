@@ -212,6 +212,12 @@ absl::StatusOr<GpuModule*> GpuExecutor::GetOrLoadModule(
   return raw;
 }
 
+absl::Status GpuExecutor::CompileKernel(const KernelSpec& spec) {
+  if (spec.cuda_source.empty()) return absl::OkStatus();  // LoadKernel says.
+  return kernel_cache_.GetOrCompile(spec.name, spec.cuda_source, description_)
+      .status();
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> GpuExecutor::LoadKernel(
     const KernelSpec& spec) {
   if (spec.cuda_source.empty()) {

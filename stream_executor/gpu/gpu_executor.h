@@ -51,6 +51,7 @@ class GpuExecutor : public StreamExecutor {
 
   absl::StatusOr<std::unique_ptr<Stream>> CreateStream() override;
   absl::StatusOr<std::unique_ptr<Event>> CreateEvent() override;
+  absl::Status CompileKernel(const KernelSpec& spec) override;
   absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
       const KernelSpec& spec) override;
   absl::StatusOr<blas::BlasSupport*> AsBlas() override;

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/runtime_test_base.h"
 #include "tests/runtime/test_kernels.h"
@@ -247,6 +248,66 @@ TEST_P(ThunkTest, SequentialThunkNamesTheFailingThunk) {
       sequence.Initialize({executor_, stream_.get(), &options_});
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("unloadable"), std::string::npos) << status;
+}
+
+// Kernels compiled by several threads (each spec distinct, so on a GPU
+// each is compiled) all load and run, each on its own slice.
+TEST_P(ThunkTest, SequentialThunkCompilesKernelsOnSeveralThreads) {
+  const int64_t n = 64, bytes = n * sizeof(float), kernels = 24;
+  std::mt19937 rng(5);
+  std::vector<float> x = RandomFloats(n, rng);
+  se::ScopedDeviceAddress dx = Upload(x);
+  se::ScopedDeviceAddress out = Allocate(kernels * bytes);
+  BufferAllocation ax = BufferAllocation::Temp(0, bytes);
+  BufferAllocation aout = BufferAllocation::Temp(1, kernels * bytes);
+  gpu::ThunkSequence thunks;
+  for (int64_t k = 0; k < kernels; ++k) {
+    // out_k = (k + 1) * x + x.
+    thunks.push_back(std::make_unique<gpu::KernelThunk>(
+        absl::StrCat("axpy", k), AxpyKernel(n, static_cast<float>(k + 1)),
+        se::LaunchDimensionsFor(n),
+        std::vector<BufferAllocation::Slice>{ax.GetSlice(), ax.GetSlice(),
+                                             aout.GetSlice(k * bytes, bytes)},
+        std::vector<bool>{false, false, true}));
+  }
+  gpu::SequentialThunk sequence("seq", std::move(thunks));
+  options_.set_xla_gpu_force_compilation_parallelism(8);
+  BufferAllocations buffers({dx.cref(), out.cref()},
+                            executor_->device_ordinal());
+  XLA_LITE_ASSERT_OK(Run(sequence, buffers));
+  std::vector<float> got = Download<float>(out.cref());
+  for (int64_t k = 0; k < kernels; ++k) {
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_FLOAT_EQ(got[k * n + i], (k + 1) * x[i] + x[i]) << k << " " << i;
+    }
+  }
+}
+
+// With several compiling threads, the error is still the first unloadable
+// kernel in sequence order, however the threads were timed.
+TEST_P(ThunkTest, SequentialThunkNamesTheFirstUnloadableKernel) {
+  se::KernelSpec broken;  // No host closure, and source NVRTC refuses.
+  broken.name = "broken";
+  broken.arity = 0;
+  broken.cuda_source = "extern \"C\" __global__ void broken() { oops }";
+  options_.set_xla_gpu_force_compilation_parallelism(4);
+  for (int trial = 0; trial < 20; ++trial) {
+    gpu::ThunkSequence thunks;
+    for (int64_t k = 0; k < 12; ++k) {
+      const bool bad = k == 5 || k == 9 || k == 11;
+      thunks.push_back(std::make_unique<gpu::KernelThunk>(
+          absl::StrCat(bad ? "unloadable" : "axpy", k),
+          bad ? broken : AxpyKernel(16, 1.0f), se::LaunchDimensionsFor(16),
+          std::vector<BufferAllocation::Slice>(bad ? 0 : 3),
+          std::vector<bool>(bad ? 0 : 3)));
+    }
+    gpu::SequentialThunk sequence("seq", std::move(thunks));
+    absl::Status status =
+        sequence.Initialize({executor_, stream_.get(), &options_});
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("unloadable5"), std::string::npos)
+        << status;
+  }
 }
 
 // The profiler measures each leaf thunk, inside nested sequences too, by
