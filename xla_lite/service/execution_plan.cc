@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <queue>
 #include <utility>
 
@@ -302,7 +303,7 @@ bool PlanBuilder::CanWriteInPlace(int op_id, int value,
 }
 
 absl::Status PlanBuilder::PlaceAliasedResult(
-    int64_t index, int value, int64_t parameter,
+    const OpGraph& graph, int64_t index, int value, int64_t parameter,
     const absl::flat_hash_set<int64_t>& aliased) {
   const int parameter_buffer = plan_.parameter_buffers.at(parameter);
   if (value == parameter_buffer) {  // Returned unchanged: nothing to do.
@@ -311,11 +312,10 @@ absl::Status PlanBuilder::PlaceAliasedResult(
   }
   // Copied: NewBuffer below may move the buffers.
   const LogicalBuffer buffer = plan_.buffers[value];
-  int writer = Graph().WriterOf(value);
+  int writer = graph.WriterOf(value);
   if (buffer.placement == LogicalBuffer::Placement::kTemp && writer >= 0 &&
       CanWriteInPlace(writer, value, parameter_buffer)) {
     bool ordered = true;
-    OpGraph graph = Graph();
     for (int reader : graph.ReadersOf(parameter_buffer)) {
       if (reader != writer && graph.Reaches(writer, reader)) ordered = false;
     }
@@ -355,11 +355,18 @@ absl::Status PlanBuilder::PlaceResults() {
   for (const auto& [output, parameter] : alias_of_output) {
     aliased.insert(parameter);
   }
+  // One graph for every result placed in place (most of an optimizer's);
+  // made anew only after a copy was added.
+  std::optional<OpGraph> graph;
   for (int64_t i = 0; i < results.size(); ++i) {
     int value = results[i];
     auto alias = alias_of_output.find(i);
     if (alias != alias_of_output.end()) {
-      RETURN_IF_ERROR(PlaceAliasedResult(i, value, alias->second, aliased));
+      const size_t ops = plan_.ops.size();
+      if (!graph.has_value()) graph.emplace(plan_.ops, edges_);
+      RETURN_IF_ERROR(
+          PlaceAliasedResult(*graph, i, value, alias->second, aliased));
+      if (plan_.ops.size() != ops) graph.reset();
       continue;
     }
     LogicalBuffer& buffer = plan_.buffers[value];
@@ -378,12 +385,15 @@ absl::Status PlanBuilder::PlaceResults() {
   }
   // Every read of an aliased parameter's own value precedes the write of
   // its allocation (copies added above included).
+  OpGraph::Edges reads_first;
+  const OpGraph final_graph = Graph();
   for (const auto& [parameter, writer] : parameter_writer_) {
     for (int reader :
-         Graph().ReadersOf(plan_.parameter_buffers.at(parameter))) {
-      if (reader != writer) edges_.push_back({reader, writer});
+         final_graph.ReadersOf(plan_.parameter_buffers.at(parameter))) {
+      if (reader != writer) reads_first.push_back({reader, writer});
     }
   }
+  edges_.insert(edges_.end(), reads_first.begin(), reads_first.end());
   return absl::OkStatus();
 }
 

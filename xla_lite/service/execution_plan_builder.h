@@ -105,7 +105,9 @@ class PlanBuilder {
   absl::Status AddAccumulatingGemm(const HloInstruction* value,
                                    const GemmAccumulation& accumulation);
   absl::Status PlaceResults();
-  absl::Status PlaceAliasedResult(int64_t index, int value, int64_t parameter,
+  // `graph` is over the plan as it is; a copy it adds makes it stale.
+  absl::Status PlaceAliasedResult(const OpGraph& graph, int64_t index,
+                                  int value, int64_t parameter,
                                   const absl::flat_hash_set<int64_t>& aliased);
   int AddCopy(int source, int destination, const std::string& name);
   bool CanWriteInPlace(int op, int value, int parameter_buffer) const;

@@ -340,20 +340,27 @@ absl::Status Merger::Run() {
   const int epilogues = FuseEpilogues();
   int64_t merges = 0;
   // Producers into consumers that read them element by element.
-  // Each pass stops at its first merge, so one graph serves it.
-  for (bool changed = true; changed;) {
-    changed = false;
+  // Each pass stops at its first merge, so one graph serves it. The next
+  // pass starts at the merged kernel: the ops before it and their
+  // producers are as they were, and each of their pairs was refused (or
+  // tried and not merged) in an earlier pass.
+  for (int start = 0; start >= 0;) {
     OpGraph graph(plan_.ops, edges_);
-    for (int c = 0; c < plan_.ops.size() && !changed; ++c) {
+    int merged_at = -1;
+    for (int c = start; c < plan_.ops.size() && merged_at < 0; ++c) {
       if (!IsLoop(c)) continue;
       for (int buffer : plan_.ops[c].reads) {
         int p = graph.WriterOf(buffer);
         if (p < 0 || p == c || !IsLoop(p)) continue;
-        ASSIGN_OR_RETURN(changed, TryMerge(graph, p, c));
-        if (changed) break;
+        ASSIGN_OR_RETURN(const bool merged, TryMerge(graph, p, c));
+        if (merged) {
+          merged_at = std::min(p, c);
+          ++merges;
+          break;
+        }
       }
-      merges += changed;
     }
+    start = merged_at;
   }
   // Result-only kernels into one another: a whole group at once where it
   // lowers, else one pair at a time.

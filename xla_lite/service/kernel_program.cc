@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "glog/logging.h"
 
 namespace xla_lite::gpu {
@@ -169,16 +170,81 @@ std::string IndexRemap::ToString() const {
                       "{", absl::StrJoin(parts, ","), "}");
 }
 
+namespace {
+
+// Appends fields as raw bytes, each list behind its length, so that two
+// keys are equal exactly when the fields are. Keys are made for every op a
+// lowering adds (thousands per compile); text would cost most of that.
+class KeyWriter {
+ public:
+  KeyWriter() { key_.reserve(160); }
+  template <typename T>
+  void Put(T value) {
+    key_.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  }
+  template <typename T>
+  void PutList(const std::vector<T>& values) {
+    Put<size_t>(values.size());
+    key_.append(reinterpret_cast<const char*>(values.data()),
+                values.size() * sizeof(T));
+  }
+  void PutText(absl::string_view text) {
+    Put<size_t>(text.size());
+    key_.append(text.data(), text.size());
+  }
+  std::string Take() { return std::move(key_); }
+
+ private:
+  std::string key_;
+};
+
+// What the remap computes: a source-less dimension is its offset (divided
+// and clamped), and a limit of zero or less is no clamp.
+void PutRemap(const IndexRemap& remap, KeyWriter& key) {
+  key.Put<size_t>(remap.sources.size());
+  for (const std::vector<int64_t>& source : remap.sources) key.PutList(source);
+  key.PutList(remap.target);
+  key.Put<size_t>(remap.dims.size());
+  for (const IndexRemap::Dim& d : remap.dims) {
+    key.Put<int64_t>(d.source < 0 ? -1 : d.source);
+    key.Put(d.offset);
+    key.Put<int64_t>(d.source < 0 ? 0 : d.scale);
+    key.Put<int64_t>(d.source < 0 ? 0 : d.dim);
+    key.Put(d.divisor);
+    key.Put<int64_t>(d.limit > 0 ? d.limit : 0);
+  }
+}
+
+}  // namespace
+
 std::string ExprOp::Key() const {
+  KeyWriter key;
+  key.Put(kind);
+  key.Put(type);
+  key.Put(opcode);
+  key.Put(direction);
+  key.PutList(operands);
+  key.Put(input);
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  return absl::StrCat(
-      static_cast<int>(kind), ":", static_cast<int>(type), ":",
-      static_cast<int>(opcode), ":", static_cast<int>(direction), ":",
-      absl::StrJoin(operands, ","), ":", input, ":", bits, ":",
-      function != nullptr ? function->name : "", ":",
-      kind == ExprKind::kIndexRemap ? remap.ToString() : "", ":",
-      bounds.ToString(), ":", DynamicText(dynamic), excess ? ":excess" : "");
+  key.Put(bits);
+  key.PutText(function != nullptr ? function->name : "");
+  if (kind == ExprKind::kIndexRemap) PutRemap(remap, key);
+  key.PutList(bounds.dims);
+  key.Put<size_t>(bounds.bounds.size());
+  for (const IndexBounds::Bound& b : bounds.bounds) {
+    key.Put(b.dim);
+    key.Put(b.lo);
+    key.Put(b.hi);
+    key.Put(b.stride);
+  }
+  key.Put<size_t>(dynamic.size());
+  for (const DynamicTerm& t : dynamic) {
+    key.Put(t.factor);
+    key.Put(t.max);
+  }
+  key.Put(excess);
+  return key.Take();
 }
 
 std::string ExprOp::ToString(int id) const {
@@ -363,17 +429,24 @@ std::vector<bool> KernelProgram::EpilogueOps() const {
 }
 
 std::vector<int> KernelProgram::Closure(const std::vector<int>& roots) const {
-  std::vector<bool> needed(ops_.size(), false);
-  for (int root : roots) needed[root] = true;
-  // Operands precede their users, so one backward sweep suffices.
-  for (int id = static_cast<int>(ops_.size()) - 1; id >= 0; --id) {
-    if (!needed[id]) continue;
-    for (int operand : ops_[id].operands) needed[operand] = true;
-  }
+  // A walk from the roots costs what it finds, not the program's size: a
+  // merged optimizer update asks for each of its hundreds of outputs'
+  // few ops.
+  std::vector<char> needed(ops_.size(), 0);
   std::vector<int> closure;
-  for (int id = 0; id < ops_.size(); ++id) {
-    if (needed[id]) closure.push_back(id);
+  for (int root : roots) {
+    if (needed[root]) continue;
+    needed[root] = 1;
+    closure.push_back(root);
   }
+  for (size_t next = 0; next < closure.size(); ++next) {
+    for (int operand : ops_[closure[next]].operands) {
+      if (needed[operand]) continue;
+      needed[operand] = 1;
+      closure.push_back(operand);
+    }
+  }
+  std::sort(closure.begin(), closure.end());
   return closure;
 }
 

@@ -92,41 +92,57 @@ std::vector<int> OpGraph::ReadersOf(int buffer) const {
   return std::vector<int>(readers.begin(), readers.end());
 }
 
-std::vector<int> OpGraph::Successors(int op) const {
-  std::vector<int> successors;
+template <typename Visit>
+void OpGraph::ForEachSuccessor(int op, const Visit& visit) const {
+  const Index& index = this->index();
   for (int buffer : ops_[op].writes) {
-    for (int reader : index().ReadersOf(buffer)) {
-      if (reader != op) successors.push_back(reader);
+    for (int reader : index.ReadersOf(buffer)) {
+      if (reader != op) visit(reader);
     }
   }
-  for (int after : index().After(op)) {
-    if (after != op) successors.push_back(after);
+  for (int after : index.After(op)) {
+    if (after != op) visit(after);
   }
+}
+
+std::vector<int> OpGraph::Successors(int op) const {
+  std::vector<int> successors;
+  ForEachSuccessor(op, [&](int next) { successors.push_back(next); });
   std::sort(successors.begin(), successors.end());
   successors.erase(std::unique(successors.begin(), successors.end()),
                    successors.end());
   return successors;
 }
 
-bool OpGraph::Reaches(int from, int to) const {
-  std::vector<bool> seen(ops_.size(), false);
-  std::vector<int> stack = {from};
+bool OpGraph::ReachesFromAny(std::vector<int> stack, int to) const {
+  // Merging asks this of nearly every pair it tries: one walk over flat
+  // spans, with nothing allocated per op.
+  std::vector<char> seen(ops_.size(), 0);
   while (!stack.empty()) {
-    int op = stack.back();
+    const int op = stack.back();
     stack.pop_back();
     if (op == to) return true;
     if (seen[op]) continue;
-    seen[op] = true;
-    for (int next : Successors(op)) stack.push_back(next);
+    seen[op] = 1;
+    ForEachSuccessor(op, [&](int next) {
+      if (!seen[next]) stack.push_back(next);
+    });
   }
   return false;
 }
 
+bool OpGraph::Reaches(int from, int to) const {
+  return ReachesFromAny({from}, to);
+}
+
 bool OpGraph::ReachesIndirectly(int from, int to) const {
-  for (int next : Successors(from)) {
-    if (next != to && Reaches(next, to)) return true;
-  }
-  return false;
+  // The graph has no cycle, so no path from a successor of `from` comes
+  // back through `from`: one walk from all of them at once.
+  std::vector<int> starts;
+  ForEachSuccessor(from, [&](int next) {
+    if (next != to) starts.push_back(next);
+  });
+  return ReachesFromAny(std::move(starts), to);
 }
 
 void RemoveOp(std::vector<PlannedOp>& ops, OpGraph::Edges& edges, int b,

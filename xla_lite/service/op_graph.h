@@ -57,6 +57,13 @@ class OpGraph {
     absl::Span<const int> After(int op) const;
   };
   const Index& index() const;
+  // Calls visit(next) for each op that must run after `op`, possibly more
+  // than once.
+  template <typename Visit>
+  void ForEachSuccessor(int op, const Visit& visit) const;
+  // Whether a path of zero or more dependencies leads from one of `starts`
+  // to `to`.
+  bool ReachesFromAny(std::vector<int> starts, int to) const;
 
   const std::vector<PlannedOp>& ops_;
   const Edges& edges_;
