@@ -13,6 +13,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/hlo_verifier.h"
+#include "xla_lite/service/blas_warmup.h"
 #include "xla_lite/service/buffer_assignment.h"
 #include "xla_lite/service/call_inliner.h"
 #include "xla_lite/service/command_buffer_scheduling.h"
@@ -27,6 +28,21 @@
 namespace xla_lite {
 namespace {
 
+// Milliseconds since the last call (or construction): the VLOG(1) summary
+// says where a large model's compile goes.
+class Lap {
+ public:
+  double Next() {
+    absl::Time now = absl::Now();
+    double ms = absl::ToDoubleMilliseconds(now - mark_);
+    mark_ = now;
+    return ms;
+  }
+
+ private:
+  absl::Time mark_ = absl::Now();
+};
+
 // Which libraries the executor has, of those the options let the plan use.
 struct Libraries {
   bool blas = true;
@@ -39,10 +55,13 @@ struct Libraries {
 // Loads the libraries on another thread: on a GPU host loading them (the
 // shared objects, a handle, a workspace) takes about as long as the HLO
 // passes, the plan and the thunks together, so the compiler works while
-// they load. A library the options rule out is not loaded. Waiting on (or
-// destroying) the future joins the thread.
+// they load. A library the options rule out is not loaded. With
+// xla_gpu_warm_up_blas the thread then runs a gemm of each of `kinds`, so
+// that the first step does not set them up. Waiting on (or destroying)
+// the future joins the thread.
 std::future<Libraries> LoadLibraries(se::StreamExecutor* executor,
-                                     const DebugOptions& options) {
+                                     const DebugOptions& options,
+                                     const GemmKinds& kinds) {
   const bool wants_blas = !options.xla_gpu_use_emitted_gemm();
   const bool wants_dnn = options.xla_gpu_dnn_convolution_min_flops() >= 0;
   if (executor == nullptr || (!wants_blas && !wants_dnn)) {
@@ -50,7 +69,9 @@ std::future<Libraries> LoadLibraries(se::StreamExecutor* executor,
     assumed.set_value(Libraries{});
     return assumed.get_future();
   }
-  return std::async(std::launch::async, [executor, wants_blas, wants_dnn] {
+  const bool warm_up = options.xla_gpu_warm_up_blas();
+  return std::async(std::launch::async, [executor, wants_blas, wants_dnn,
+                                         warm_up, kinds] {
     Libraries libraries;
     if (wants_blas) {
       absl::StatusOr<se::blas::BlasSupport*> blas = executor->AsBlas();
@@ -58,6 +79,12 @@ std::future<Libraries> LoadLibraries(se::StreamExecutor* executor,
         VLOG(1) << "no BLAS library (" << blas.status()
                 << "); gemms use the emitted kernel";
         libraries.blas = false;
+      } else if (warm_up && kinds.any()) {
+        Lap lap;
+        absl::Status warmed = WarmUpBlas(executor, *blas, kinds);
+        VLOG(1) << "BLAS warm-up (" << kinds.ToString() << "): "
+                << (warmed.ok() ? "done" : warmed.ToString()) << " in "
+                << absl::StrFormat("%.1f ms", lap.Next());
       }
     }
     if (wants_dnn) {
@@ -166,20 +193,6 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
 
 namespace {
 
-// Milliseconds since the last call (or construction): the VLOG(1) summary
-// says where a large model's compile goes.
-class Lap {
- public:
-  double Next() {
-    absl::Time now = absl::Now();
-    double ms = absl::ToDoubleMilliseconds(now - mark_);
-    mark_ = now;
-    return ms;
-  }
-
- private:
-  absl::Time mark_ = absl::Now();
-};
 
 // What depends on the libraries: the plan, its buffers and its thunks.
 struct Lowering {
@@ -241,7 +254,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
     std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
     const DebugOptions& options) {
   Lap lap;
-  std::future<Libraries> loading = LoadLibraries(executor, options);
+  std::future<Libraries> loading =
+      LoadLibraries(executor, options, GemmKindsOf(*module, options));
   RETURN_IF_ERROR(RunHloPasses(module.get()));
   const double passes_ms = lap.Next();
   WarnAboutTf32(*module, options);

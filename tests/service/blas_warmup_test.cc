@@ -1,0 +1,180 @@
+// The BLAS warm-up Compile runs while it compiles: the gemm kinds it reads
+// from a module cover every kind the compiled gemms use (so the first step
+// finds each one set up), and the warm-up runs on every platform and leaves
+// no memory behind.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "tests/service/compiler_test_base.h"
+#include "xla_lite/debug_options_flags.h"
+#include "xla_lite/runtime/gemm_thunk.h"
+#include "xla_lite/service/blas_warmup.h"
+#include "xla_lite/service/compiler.h"
+
+namespace xla_lite::testing {
+namespace {
+
+std::string Dot(const std::string& type, const std::string& precision) {
+  return absl::StrFormat(R"(
+HloModule dot
+
+ENTRY main {
+  a = %s[64,32] parameter(0)
+  b = %s[32,48] parameter(1)
+  ROOT d = f32[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}%s
+})",
+                         type, type, precision);
+}
+
+// JAX's mixed-precision matmul gradient: bf16 values widened to f32.
+constexpr char kWidenedBf16Dot[] = R"(
+HloModule widened
+
+ENTRY main {
+  a = bf16[64,32] parameter(0)
+  b = bf16[32,48] parameter(1)
+  wa = f32[64,32] convert(a)
+  wb = f32[32,48] convert(b)
+  ROOT d = f32[64,48] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+constexpr char kDotInLoop[] = R"(
+HloModule loop
+
+cond {
+  s = (s32[], f32[8,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], f32[8,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[8,8] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[8,8] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+  ROOT t = (s32[], f32[8,8]) tuple(j, y)
+}
+
+ENTRY main {
+  x = f32[8,8] parameter(0)
+  zero = s32[] constant(0)
+  s = (s32[], f32[8,8]) tuple(zero, x)
+  w = (s32[], f32[8,8]) while(s), condition=cond, body=body
+  ROOT r = f32[8,8] get-tuple-element(w), index=1
+})";
+
+GemmKinds KindsOf(const std::string& hlo, const DebugOptions& options) {
+  auto module = Parse(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? GemmKindsOf(**module, options) : GemmKinds{};
+}
+
+TEST(GemmKindsOfTest, ReadsTypesAndPrecisionOfEveryDot) {
+  DebugOptions options = DefaultDebugOptions();
+  EXPECT_EQ(KindsOf(Dot("f32", ", operand_precision={highest,highest}"),
+                    options)
+                .ToString(),
+            "f32");
+  EXPECT_EQ(KindsOf(Dot("f32", ""), options).ToString(), "tf32");
+  EXPECT_EQ(KindsOf(Dot("bf16", ""), options).ToString(),
+            "bf16->f32, bf16->bf16");
+  EXPECT_EQ(KindsOf(kWidenedBf16Dot, options).ToString(),
+            "tf32, bf16->f32, bf16->bf16");
+  EXPECT_EQ(KindsOf(kDotInLoop, options).ToString(), "f32");
+  options.set_xla_gpu_default_precision_allows_tf32(false);
+  EXPECT_EQ(KindsOf(Dot("f32", ""), options).ToString(), "f32");
+  options.set_xla_gpu_allow_tf32(true);
+  EXPECT_EQ(KindsOf(Dot("f32", ", operand_precision={highest,highest}"),
+                    options)
+                .ToString(),
+            "tf32");
+  EXPECT_FALSE(KindsOf(R"(
+HloModule none
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT b = f32[4] add(a, a)
+})",
+                       options)
+                   .any());
+}
+
+// The kind a compiled gemm runs as, in GemmKinds' terms.
+GemmKinds KindOf(const gpu::GemmConfig& config, const DebugOptions& options) {
+  GemmKinds kind;
+  if (config.type == se::blas::DataType::kF32) {
+    (config.allow_tf32 || options.xla_gpu_allow_tf32() ? kind.tf32
+                                                        : kind.f32) = true;
+  } else if (config.output_type == se::blas::DataType::kF32) {
+    kind.bf16_f32 = true;
+  } else {
+    kind.bf16_bf16 = true;
+  }
+  return kind;
+}
+
+bool Covers(const GemmKinds& all, const GemmKinds& one) {
+  return (!one.f32 || all.f32) && (!one.tf32 || all.tf32) &&
+         (!one.bf16_f32 || all.bf16_f32) && (!one.bf16_bf16 || all.bf16_bf16);
+}
+
+class BlasWarmupTest : public CompilerTest {};
+
+// Every gemm of the JAX models (and the cases above), as the compiler
+// lowers them after its passes, is of a kind read from the module before.
+TEST_P(BlasWarmupTest, KindsCoverEveryCompiledGemm) {
+  std::vector<std::pair<std::string, std::string>> modules = {
+      {"f32 highest", Dot("f32", ", operand_precision={highest,highest}")},
+      {"f32 default", Dot("f32", "")},
+      {"bf16", Dot("bf16", "")},
+      {"widened bf16", kWidenedBf16Dot}};
+  for (const auto& [name, dir] : ModelDirectories()) {
+    modules.push_back({name, ReadRunfile(dir + "/train_step.hlo")});
+  }
+  const DebugOptions options = OpByOpOptions();
+  int gemms = 0;
+  for (const auto& [name, hlo] : modules) {
+    auto module = Parse(hlo);
+    ASSERT_TRUE(module.ok()) << name << ": " << module.status();
+    const GemmKinds kinds = GemmKindsOf(**module, options);
+    auto executable = xla_lite::Compile(*std::move(module), executor_, options);
+    ASSERT_TRUE(executable.ok()) << name << ": " << executable.status();
+    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+      if (thunk->kind() != gpu::Thunk::Kind::kGemm) continue;
+      const gpu::GemmConfig& config =
+          static_cast<const gpu::GemmThunk*>(thunk)->config();
+      EXPECT_TRUE(Covers(kinds, KindOf(config, options)))
+          << name << ": " << thunk->ToString() << " is "
+          << KindOf(config, options).ToString() << ", warmed "
+          << kinds.ToString();
+      ++gemms;
+    }
+  }
+  // The JAX models' matmuls are many of these.
+  EXPECT_GT(gemms, 20);
+}
+
+TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
+  auto blas = executor_->AsBlas();
+  ASSERT_TRUE(blas.ok()) << blas.status();
+  const int64_t before = executor_->allocated_bytes();
+  GemmKinds all;
+  all.f32 = all.tf32 = all.bf16_f32 = all.bf16_bf16 = true;
+  EXPECT_TRUE(WarmUpBlas(executor_, *blas, all).ok());
+  EXPECT_EQ(executor_->allocated_bytes(), before);
+  EXPECT_TRUE(WarmUpBlas(executor_, *blas, GemmKinds{}).ok());
+  EXPECT_EQ(executor_->allocated_bytes(), before);
+}
+
+INSTANTIATE_FOR_ALL_PLATFORMS(BlasWarmupTest);
+
+}  // namespace
+}  // namespace xla_lite::testing

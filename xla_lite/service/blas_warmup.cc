@@ -1,0 +1,116 @@
+#include "xla_lite/service/blas_warmup.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "xla_lite/hlo/hlo_computation.h"
+#include "xla_lite/hlo/hlo_instruction.h"
+
+namespace xla_lite {
+namespace {
+
+// Small, and a shape no JAX model's gemm is likely to have, since with
+// autotuning on a library keeps its (untimed) choice for this shape.
+constexpr uint64_t kWarmUpSize = 24;
+
+bool IsBf16Value(const HloInstruction* operand) {
+  if (operand->shape().element_type() == PrimitiveType::BF16) return true;
+  return operand->opcode() == HloOpcode::kConvert &&
+         operand->operand(0)->shape().element_type() == PrimitiveType::BF16;
+}
+
+bool AllowsTf32(const HloInstruction& dot, const DebugOptions& options) {
+  if (options.xla_gpu_allow_tf32()) return true;
+  if (!options.xla_gpu_default_precision_allows_tf32()) return false;
+  for (PrecisionConfig precision : dot.operand_precision()) {
+    if (precision != PrecisionConfig::kDefault) return false;
+  }
+  return true;
+}
+
+se::blas::GemmCall WarmUpCall(se::blas::DataType type,
+                              se::blas::DataType c_type, bool allow_tf32,
+                              const se::DeviceAddressBase& scratch) {
+  const uint64_t n = kWarmUpSize;
+  const uint64_t operand_bytes = n * n * se::blas::SizeOf(type);
+  se::blas::GemmCall call;
+  call.m = call.n = call.k = n;
+  call.type = type;
+  if (c_type != type) call.c_type = c_type;
+  call.lda = call.ldb = call.ldc = n;
+  call.a = scratch.GetByteSlice(0, operand_bytes);
+  call.b = scratch.GetByteSlice(operand_bytes, operand_bytes);
+  call.c = scratch.GetByteSlice(2 * operand_bytes,
+                                n * n * se::blas::SizeOf(c_type));
+  call.allow_tf32 = allow_tf32;
+  return call;
+}
+
+}  // namespace
+
+std::string GemmKinds::ToString() const {
+  std::vector<const char*> names;
+  if (f32) names.push_back("f32");
+  if (tf32) names.push_back("tf32");
+  if (bf16_f32) names.push_back("bf16->f32");
+  if (bf16_bf16) names.push_back("bf16->bf16");
+  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+}
+
+GemmKinds GemmKindsOf(const HloModule& module, const DebugOptions& options) {
+  GemmKinds kinds;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instr : computation->instructions()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      if (IsBf16Value(instr->operand(0)) || IsBf16Value(instr->operand(1))) {
+        kinds.bf16_f32 = kinds.bf16_bf16 = true;
+      }
+      if (instr->operand(0)->shape().element_type() == PrimitiveType::F32) {
+        (AllowsTf32(*instr, options) ? kinds.tf32 : kinds.f32) = true;
+      }
+    }
+  }
+  return kinds;
+}
+
+absl::Status WarmUpBlas(se::StreamExecutor* executor,
+                        se::blas::BlasSupport* blas, const GemmKinds& kinds) {
+  using se::blas::DataType;
+  struct Kind {
+    bool wanted;
+    DataType type, c_type;
+    bool allow_tf32;
+  };
+  const Kind all[] = {
+      {kinds.f32, DataType::kF32, DataType::kF32, false},
+      {kinds.tf32, DataType::kF32, DataType::kF32, true},
+      {kinds.bf16_f32, DataType::kBF16, DataType::kF32, false},
+      {kinds.bf16_bf16, DataType::kBF16, DataType::kBF16, false},
+  };
+  if (!kinds.any()) return absl::OkStatus();
+  const uint64_t bytes = 3 * kWarmUpSize * kWarmUpSize * sizeof(float);
+  ASSIGN_OR_RETURN(se::DeviceAddressBase scratch, executor->Allocate(bytes));
+  absl::Status status = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream,
+                     executor->CreateStream());
+    // Zeros, so that no gemm reads uninitialized memory.
+    RETURN_IF_ERROR(stream->MemZero(&scratch, bytes));
+    for (const Kind& kind : all) {
+      if (!kind.wanted) continue;
+      se::blas::GemmCall call =
+          WarmUpCall(kind.type, kind.c_type, kind.allow_tf32, scratch);
+      RETURN_IF_ERROR(blas->PrepareGemm(stream.get(), call, 0));
+      RETURN_IF_ERROR(blas->Gemm(stream.get(), call));
+    }
+    return stream->BlockHostUntilDone();
+  }();
+  absl::Status freed = executor->Deallocate(&scratch);
+  RETURN_IF_ERROR(status);
+  return freed;
+}
+
+}  // namespace xla_lite

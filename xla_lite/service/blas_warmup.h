@@ -1,0 +1,47 @@
+#ifndef XLA_LITE_SERVICE_BLAS_WARMUP_H_
+#define XLA_LITE_SERVICE_BLAS_WARMUP_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "stream_executor/blas.h"
+#include "stream_executor/stream_executor.h"
+#include "xla_lite/debug_options.pb.h"
+#include "xla_lite/hlo/hlo_module.h"
+
+namespace xla_lite {
+
+// The kinds of library gemm a module's dots may run as. A BLAS library sets
+// each kind up on its first use (cuBLAS its full-precision kernels,
+// cuBLASLt the heuristic's tables of each type combination), which on the
+// H100 host cost 50 to 110 ms a kind: done during the compile, the first
+// step does not wait for it.
+struct GemmKinds {
+  bool f32 = false;        // f32 operands, full precision.
+  bool tf32 = false;       // f32 operands that may be rounded to TF32.
+  bool bf16_f32 = false;   // bf16 operands, f32 result.
+  bool bf16_bf16 = false;  // bf16 operands, bf16 result.
+
+  bool any() const { return f32 || tf32 || bf16_f32 || bf16_bf16; }
+  std::string ToString() const;
+};
+
+// The kinds `module`'s dots may need, read before the HLO passes (which
+// may turn a dot of widened bf16 values into a bf16 gemm, or round its
+// result to bf16): f32 dots at full precision, or in TF32 where
+// `options` or the dot's precision allow it; any dot with bf16 operands
+// (or of bf16 values widened to f32) both bf16 kinds.
+GemmKinds GemmKindsOf(const HloModule& module, const DebugOptions& options);
+
+// Runs one small gemm of each kind in `kinds` through `blas` on a stream of
+// its own and waits for them. Nothing it leaves behind changes results: a
+// library's choice of algorithm for the warm-up's shape (not one a model
+// uses in practice) is the only state it adds. An error (no memory, a
+// capture in progress elsewhere) is returned; callers may ignore it, as
+// the gemms then set themselves up on first use.
+absl::Status WarmUpBlas(se::StreamExecutor* executor,
+                        se::blas::BlasSupport* blas, const GemmKinds& kinds);
+
+}  // namespace xla_lite
+
+#endif  // XLA_LITE_SERVICE_BLAS_WARMUP_H_
