@@ -33,7 +33,7 @@ mkdir -p "$stage/xla_lite" && cp xla_lite/*.inc "$stage/xla_lite/"
 for dir in $(find tests -type d -name testdata); do
   mkdir -p "$stage/$dir" && cp -r "$dir/." "$stage/$dir/"
 done
-cp tools/gpu/run_tests.sh tools/gpu/measure.sh "$stage/"
+cp tools/gpu/run_tests.sh tools/gpu/measure.sh tools/gpu/first_step.sh "$stage/"
 
 rm -rf .gpu_pack && mkdir -p .gpu_pack
 tar -C "$stage" -cJf .gpu_pack/xla_lite_gpu.tar.xz .
