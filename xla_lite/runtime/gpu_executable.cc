@@ -163,6 +163,7 @@ GpuExecutable::GpuExecutable(
       parameter_allocations_(std::move(parameter_allocations)),
       signature_(std::move(params.signature)),
       debug_options_(std::move(params.debug_options)),
+      device_setup_(std::move(params.device_setup)),
       use_cached_allocs_(
           debug_options_.xla_gpu_command_buffer_use_cached_allocs()),
       stabilize_parameters_(
@@ -173,6 +174,8 @@ GpuExecutable::GpuExecutable(
       deallocator_(std::make_shared<DeferredDeallocator>()) {}
 
 GpuExecutable::~GpuExecutable() {
+  // Before the device memory goes: the setup uses the device too.
+  if (device_setup_.valid()) device_setup_.wait();
   // Constants, cached buffers and loaded kernels may be in use by queued
   // work until every execution has completed.
   absl::Status status = deallocator_->WaitAndFreeAll();
@@ -589,6 +592,8 @@ GpuExecutable::InitializeExecutor(se::Stream* stream, ExecutionStats* stats) {
   }
   RETURN_IF_ERROR(thunks_->Initialize(
       Thunk::InitializeParams{executor, stream, &debug_options_}));
+  // After the kernels load, which it overlaps.
+  if (device_setup_.valid()) device_setup_.wait();
   VLOG(1) << module_name_ << ": initialized on device "
           << executor->device_ordinal();
   return state;

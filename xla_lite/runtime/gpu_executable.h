@@ -1,6 +1,7 @@
 #ifndef XLA_LITE_RUNTIME_GPU_EXECUTABLE_H_
 #define XLA_LITE_RUNTIME_GPU_EXECUTABLE_H_
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,12 @@ class GpuExecutable {
     std::vector<BufferAllocation::Index> output_allocations;
     EntrySignature signature;
     DebugOptions debug_options;
+    // Work the compiler left running on the device (the BLAS warm-up of
+    // its library thread). Initialization waits for it after loading the
+    // kernels, so that executions start with the library set up and the
+    // warm-up's stream and scratch gone; destruction joins it, so that it
+    // never outlives the executable. May be empty.
+    std::shared_future<void> device_setup;
   };
 
   // INVALID_ARGUMENT when the pieces disagree (see ValidateExecutable).
@@ -237,6 +244,8 @@ class GpuExecutable {
   const std::vector<BufferAllocation::Index> parameter_allocations_;
   const EntrySignature signature_;
   const DebugOptions debug_options_;
+  // Params::device_setup. A shared_future's get is safe from any thread.
+  const std::shared_future<void> device_setup_;
   // Read once from debug_options_.
   const bool use_cached_allocs_;
   const bool stabilize_parameters_;

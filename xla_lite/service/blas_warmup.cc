@@ -17,9 +17,12 @@ namespace {
 // autotuning on a library keeps its (untimed) choice for this shape.
 constexpr uint64_t kWarmUpSize = 24;
 
+// The module is read before it is verified: an instruction may have any
+// number of operands here.
 bool IsBf16Value(const HloInstruction* operand) {
   if (operand->shape().element_type() == PrimitiveType::BF16) return true;
   return operand->opcode() == HloOpcode::kConvert &&
+         operand->operand_count() == 1 &&
          operand->operand(0)->shape().element_type() == PrimitiveType::BF16;
 }
 
@@ -65,7 +68,9 @@ GemmKinds GemmKindsOf(const HloModule& module, const DebugOptions& options) {
   GemmKinds kinds;
   for (const HloComputation* computation : module.computations()) {
     for (const HloInstruction* instr : computation->instructions()) {
-      if (instr->opcode() != HloOpcode::kDot) continue;
+      if (instr->opcode() != HloOpcode::kDot || instr->operand_count() != 2) {
+        continue;
+      }
       if (IsBf16Value(instr->operand(0)) || IsBf16Value(instr->operand(1))) {
         kinds.bf16_f32 = kinds.bf16_bf16 = true;
       }

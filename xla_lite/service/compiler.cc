@@ -1,6 +1,7 @@
 #include "xla_lite/service/compiler.h"
 
 #include <future>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,39 +53,47 @@ struct Libraries {
   }
 };
 
+// The library thread: `libraries` is ready once the libraries are loaded,
+// `done` once the thread has also warmed them up.
+struct LibraryLoading {
+  std::future<Libraries> libraries;
+  std::shared_future<void> done;
+};
+
 // Loads the libraries on another thread: on a GPU host loading them (the
 // shared objects, a handle, a workspace) takes about as long as the HLO
 // passes, the plan and the thunks together, so the compiler works while
 // they load. A library the options rule out is not loaded. With
-// xla_gpu_warm_up_blas the thread then runs a gemm of each of `kinds`, so
-// that the first step does not set them up. Waiting on (or destroying)
-// the future joins the thread.
-std::future<Libraries> LoadLibraries(se::StreamExecutor* executor,
-                                     const DebugOptions& options,
-                                     const GemmKinds& kinds) {
+// xla_gpu_warm_up_blas the thread then runs a gemm of each of `kinds`,
+// so that the first step does not set them up; the compiler does not wait
+// for that, the executable's first initialization does. Destroying the
+// last of `done` joins the thread.
+LibraryLoading LoadLibraries(se::StreamExecutor* executor,
+                             const DebugOptions& options,
+                             const GemmKinds& kinds) {
   const bool wants_blas = !options.xla_gpu_use_emitted_gemm();
   const bool wants_dnn = options.xla_gpu_dnn_convolution_min_flops() >= 0;
   if (executor == nullptr || (!wants_blas && !wants_dnn)) {
     std::promise<Libraries> assumed;
     assumed.set_value(Libraries{});
-    return assumed.get_future();
+    return {assumed.get_future(), {}};
   }
   const bool warm_up = options.xla_gpu_warm_up_blas();
-  return std::async(std::launch::async, [executor, wants_blas, wants_dnn,
-                                         warm_up, kinds] {
+  auto loaded = std::make_shared<std::promise<Libraries>>();
+  LibraryLoading loading{loaded->get_future(), {}};
+  loading.done = std::async(std::launch::async, [executor, wants_blas,
+                                                 wants_dnn, warm_up, kinds,
+                                                 loaded] {
     Libraries libraries;
+    se::blas::BlasSupport* blas = nullptr;
     if (wants_blas) {
-      absl::StatusOr<se::blas::BlasSupport*> blas = executor->AsBlas();
-      if (!blas.ok()) {
-        VLOG(1) << "no BLAS library (" << blas.status()
+      absl::StatusOr<se::blas::BlasSupport*> loaded_blas = executor->AsBlas();
+      if (loaded_blas.ok()) {
+        blas = *loaded_blas;
+      } else {
+        VLOG(1) << "no BLAS library (" << loaded_blas.status()
                 << "); gemms use the emitted kernel";
         libraries.blas = false;
-      } else if (warm_up && kinds.any()) {
-        Lap lap;
-        absl::Status warmed = WarmUpBlas(executor, *blas, kinds);
-        VLOG(1) << "BLAS warm-up (" << kinds.ToString() << "): "
-                << (warmed.ok() ? "done" : warmed.ToString()) << " in "
-                << absl::StrFormat("%.1f ms", lap.Next());
       }
     }
     if (wants_dnn) {
@@ -95,8 +104,16 @@ std::future<Libraries> LoadLibraries(se::StreamExecutor* executor,
         libraries.dnn = false;
       }
     }
-    return libraries;
-  });
+    loaded->set_value(libraries);
+    if (blas != nullptr && warm_up && kinds.any()) {
+      Lap lap;
+      absl::Status warmed = WarmUpBlas(executor, blas, kinds);
+      VLOG(1) << "BLAS warm-up (" << kinds.ToString()
+              << "): " << (warmed.ok() ? "done" : warmed.ToString()) << " in "
+              << absl::StrFormat("%.1f ms", lap.Next());
+    }
+  }).share();
+  return loading;
 }
 
 gpu::KernelEmission EmissionFor(const Libraries& libraries,
@@ -254,7 +271,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
     std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
     const DebugOptions& options) {
   Lap lap;
-  std::future<Libraries> loading =
+  LibraryLoading loading =
       LoadLibraries(executor, options, GemmKindsOf(*module, options));
   RETURN_IF_ERROR(RunHloPasses(module.get()));
   const double passes_ms = lap.Next();
@@ -267,7 +284,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
                    Lower(*module, signature, EmissionFor(assumed, options),
                          executor, options));
   lap.Next();
-  const Libraries loaded = loading.get();
+  const Libraries loaded = loading.libraries.get();
   const double waited_ms = lap.Next();
   std::string relowered;
   if (!(loaded == assumed)) {
@@ -295,6 +312,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   params.output_allocations = std::move(lowering.assignment.output_allocations);
   params.signature = std::move(signature);
   params.debug_options = options;
+  params.device_setup = std::move(loading.done);
   return gpu::GpuExecutable::Create(std::move(params));
 }
 
