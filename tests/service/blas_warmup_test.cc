@@ -1,7 +1,7 @@
-// The BLAS warm-up Compile runs while it compiles: the gemm kinds it reads
-// from a module cover every kind the compiled gemms use (so the first step
-// finds each one set up), and the warm-up runs on every platform and leaves
-// no memory behind.
+// The BLAS warm-up Compile starts on its library thread: the gemm kinds it
+// reads from the plan are exactly those of the library gemms the compiler
+// emits (emitted gemms, which need no library, left out), and the warm-up
+// runs on every platform and leaves no memory behind.
 
 #include <memory>
 #include <string>
@@ -12,9 +12,13 @@
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
+#include "xla_lite/runtime/command_buffer_thunk.h"
+#include "xla_lite/runtime/conditional_thunk.h"
 #include "xla_lite/runtime/gemm_thunk.h"
+#include "xla_lite/runtime/while_thunk.h"
 #include "xla_lite/service/blas_warmup.h"
 #include "xla_lite/service/compiler.h"
+#include "xla_lite/service/execution_plan.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -71,40 +75,41 @@ ENTRY main {
   ROOT r = f32[8,8] get-tuple-element(w), index=1
 })";
 
-GemmKinds KindsOf(const std::string& hlo, const DebugOptions& options) {
+// The kinds read from the plan of `hlo` compiled with `options`.
+GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
   auto module = Parse(hlo);
   EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? GemmKindsOf(**module, options) : GemmKinds{};
+  if (!module.ok()) return {};
+  EXPECT_TRUE(RunHloPasses(module->get()).ok());
+  auto plan = gpu::BuildExecutionPlan(
+      **module, KernelEmissionFor(options, /*blas=*/true, /*dnn=*/true));
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return {};
+  return LibraryGemmKinds(
+      *plan, KernelEmissionFor(options, true, true).gemm,
+      options.xla_gpu_allow_tf32());
 }
 
-TEST(GemmKindsOfTest, ReadsTypesAndPrecisionOfEveryDot) {
-  DebugOptions options = DefaultDebugOptions();
-  EXPECT_EQ(KindsOf(Dot("f32", ", operand_precision={highest,highest}"),
-                    options)
+TEST(LibraryGemmKindsTest, ReadsTypesAndPrecisionOfEveryLibraryGemm) {
+  DebugOptions options = OpByOpOptions();  // Every dot a library gemm.
+  EXPECT_EQ(PlannedKinds(Dot("f32", ", operand_precision={highest,highest}"),
+                         options)
                 .ToString(),
             "f32");
-  EXPECT_EQ(KindsOf(Dot("f32", ""), options).ToString(), "tf32");
-  EXPECT_EQ(KindsOf(Dot("bf16", ""), options).ToString(),
-            "bf16->f32, bf16->bf16");
-  EXPECT_EQ(KindsOf(kWidenedBf16Dot, options).ToString(),
-            "tf32, bf16->f32, bf16->bf16");
-  EXPECT_EQ(KindsOf(kDotInLoop, options).ToString(), "f32");
+  EXPECT_EQ(PlannedKinds(Dot("f32", ""), options).ToString(), "tf32");
+  EXPECT_EQ(PlannedKinds(Dot("bf16", ""), options).ToString(), "bf16->f32");
+  // JAX's mixed-precision gradient becomes a gemm of the bf16 values.
+  EXPECT_EQ(PlannedKinds(kWidenedBf16Dot, options).ToString(), "bf16->f32");
+  EXPECT_EQ(PlannedKinds(kDotInLoop, options).ToString(), "f32");
   options.set_xla_gpu_default_precision_allows_tf32(false);
-  EXPECT_EQ(KindsOf(Dot("f32", ""), options).ToString(), "f32");
+  EXPECT_EQ(PlannedKinds(Dot("f32", ""), options).ToString(), "f32");
   options.set_xla_gpu_allow_tf32(true);
-  EXPECT_EQ(KindsOf(Dot("f32", ", operand_precision={highest,highest}"),
-                    options)
+  EXPECT_EQ(PlannedKinds(Dot("f32", ", operand_precision={highest,highest}"),
+                         options)
                 .ToString(),
             "tf32");
-  EXPECT_FALSE(KindsOf(R"(
-HloModule none
-
-ENTRY main {
-  a = f32[4] parameter(0)
-  ROOT b = f32[4] add(a, a)
-})",
-                       options)
-                   .any());
+  // Small products are the compiler's own kernels: nothing to warm up.
+  EXPECT_FALSE(PlannedKinds(Dot("f32", ""), DefaultDebugOptions()).any());
 }
 
 // The kind a compiled gemm runs as, in GemmKinds' terms.
@@ -121,41 +126,78 @@ GemmKinds KindOf(const gpu::GemmConfig& config, const DebugOptions& options) {
   return kind;
 }
 
-bool Covers(const GemmKinds& all, const GemmKinds& one) {
-  return (!one.f32 || all.f32) && (!one.tf32 || all.tf32) &&
-         (!one.bf16_f32 || all.bf16_f32) && (!one.bf16_bf16 || all.bf16_bf16);
+void Merge(const GemmKinds& one, GemmKinds& all) {
+  all.f32 |= one.f32;
+  all.tf32 |= one.tf32;
+  all.bf16_f32 |= one.bf16_f32;
+  all.bf16_bf16 |= one.bf16_bf16;
+}
+
+// The kinds of every GemmThunk under `thunk`, control flow's included.
+void CollectGemmKinds(const gpu::Thunk& thunk, const DebugOptions& options,
+                      GemmKinds& kinds, int& gemms) {
+  auto each = [&](const gpu::SequentialThunk& sequence) {
+    for (const auto& inner : sequence.thunks()) {
+      CollectGemmKinds(*inner, options, kinds, gemms);
+    }
+  };
+  switch (thunk.kind()) {
+    case gpu::Thunk::Kind::kGemm:
+      Merge(KindOf(static_cast<const gpu::GemmThunk&>(thunk).config(), options),
+            kinds);
+      ++gemms;
+      break;
+    case gpu::Thunk::Kind::kSequential:
+      each(static_cast<const gpu::SequentialThunk&>(thunk));
+      break;
+    case gpu::Thunk::Kind::kCommandBuffer:
+      for (const auto& inner :
+           static_cast<const gpu::CommandBufferThunk&>(thunk).thunks()) {
+        CollectGemmKinds(*inner, options, kinds, gemms);
+      }
+      break;
+    case gpu::Thunk::Kind::kWhile:
+      each(static_cast<const gpu::WhileThunk&>(thunk).condition());
+      each(static_cast<const gpu::WhileThunk&>(thunk).body());
+      break;
+    case gpu::Thunk::Kind::kConditional:
+      for (const auto& branch :
+           static_cast<const gpu::ConditionalThunk&>(thunk).branches()) {
+        each(*branch);
+      }
+      break;
+    default:
+      break;
+  }
 }
 
 class BlasWarmupTest : public CompilerTest {};
 
-// Every gemm of the JAX models (and the cases above), as the compiler
-// lowers them after its passes, is of a kind read from the module before.
-TEST_P(BlasWarmupTest, KindsCoverEveryCompiledGemm) {
+// With every dot a library gemm, and with the default rules (small and
+// attention-shaped products emitted), the kinds read from the plan are
+// those of the compiled GemmThunks, for the JAX models and the cases above.
+TEST_P(BlasWarmupTest, KindsAreThoseOfTheCompiledLibraryGemms) {
   std::vector<std::pair<std::string, std::string>> modules = {
       {"f32 highest", Dot("f32", ", operand_precision={highest,highest}")},
       {"f32 default", Dot("f32", "")},
       {"bf16", Dot("bf16", "")},
-      {"widened bf16", kWidenedBf16Dot}};
+      {"widened bf16", kWidenedBf16Dot},
+      {"dot in a loop", kDotInLoop}};
   for (const auto& [name, dir] : ModelDirectories()) {
     modules.push_back({name, ReadRunfile(dir + "/train_step.hlo")});
   }
-  const DebugOptions options = OpByOpOptions();
   int gemms = 0;
-  for (const auto& [name, hlo] : modules) {
-    auto module = Parse(hlo);
-    ASSERT_TRUE(module.ok()) << name << ": " << module.status();
-    const GemmKinds kinds = GemmKindsOf(**module, options);
-    auto executable = xla_lite::Compile(*std::move(module), executor_, options);
-    ASSERT_TRUE(executable.ok()) << name << ": " << executable.status();
-    for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
-      if (thunk->kind() != gpu::Thunk::Kind::kGemm) continue;
-      const gpu::GemmConfig& config =
-          static_cast<const gpu::GemmThunk*>(thunk)->config();
-      EXPECT_TRUE(Covers(kinds, KindOf(config, options)))
-          << name << ": " << thunk->ToString() << " is "
-          << KindOf(config, options).ToString() << ", warmed "
-          << kinds.ToString();
-      ++gemms;
+  for (const DebugOptions& options : {OpByOpOptions(), DefaultDebugOptions()}) {
+    for (const auto& [name, hlo] : modules) {
+      const GemmKinds planned = PlannedKinds(hlo, options);
+      auto module = Parse(hlo);
+      ASSERT_TRUE(module.ok()) << name << ": " << module.status();
+      auto executable =
+          xla_lite::Compile(*std::move(module), executor_, options);
+      ASSERT_TRUE(executable.ok()) << name << ": " << executable.status();
+      GemmKinds compiled;
+      CollectGemmKinds((*executable)->thunks(), options, compiled, gemms);
+      EXPECT_EQ(planned.ToString(), compiled.ToString()) << name;
     }
   }
   // The JAX models' matmuls are many of these.

@@ -7,8 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "xla_lite/hlo/hlo_computation.h"
-#include "xla_lite/hlo/hlo_instruction.h"
 
 namespace xla_lite {
 namespace {
@@ -16,24 +14,6 @@ namespace {
 // Small, and a shape no JAX model's gemm is likely to have, since with
 // autotuning on a library keeps its (untimed) choice for this shape.
 constexpr uint64_t kWarmUpSize = 24;
-
-// The module is read before it is verified: an instruction may have any
-// number of operands here.
-bool IsBf16Value(const HloInstruction* operand) {
-  if (operand->shape().element_type() == PrimitiveType::BF16) return true;
-  return operand->opcode() == HloOpcode::kConvert &&
-         operand->operand_count() == 1 &&
-         operand->operand(0)->shape().element_type() == PrimitiveType::BF16;
-}
-
-bool AllowsTf32(const HloInstruction& dot, const DebugOptions& options) {
-  if (options.xla_gpu_allow_tf32()) return true;
-  if (!options.xla_gpu_default_precision_allows_tf32()) return false;
-  for (PrecisionConfig precision : dot.operand_precision()) {
-    if (precision != PrecisionConfig::kDefault) return false;
-  }
-  return true;
-}
 
 se::blas::GemmCall WarmUpCall(se::blas::DataType type,
                               se::blas::DataType c_type, bool allow_tf32,
@@ -64,19 +44,31 @@ std::string GemmKinds::ToString() const {
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
 }
 
-GemmKinds GemmKindsOf(const HloModule& module, const DebugOptions& options) {
+GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
+                           const gpu::GemmEmission& emission, bool allow_tf32) {
   GemmKinds kinds;
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instr : computation->instructions()) {
-      if (instr->opcode() != HloOpcode::kDot || instr->operand_count() != 2) {
-        continue;
+  for (const gpu::PlannedOp& op : plan.ops) {
+    if (op.control != nullptr) {
+      for (const gpu::ExecutionPlan& nested : op.control->computations) {
+        const GemmKinds inner = LibraryGemmKinds(nested, emission, allow_tf32);
+        kinds.f32 |= inner.f32;
+        kinds.tf32 |= inner.tf32;
+        kinds.bf16_f32 |= inner.bf16_f32;
+        kinds.bf16_bf16 |= inner.bf16_bf16;
       }
-      if (IsBf16Value(instr->operand(0)) || IsBf16Value(instr->operand(1))) {
-        kinds.bf16_f32 = kinds.bf16_bf16 = true;
-      }
-      if (instr->operand(0)->shape().element_type() == PrimitiveType::F32) {
-        (AllowsTf32(*instr, options) ? kinds.tf32 : kinds.f32) = true;
-      }
+    }
+    // As the thunk emitter decides: a gemm with an epilogue, or one the
+    // emission rule takes, is the compiler's own kernel.
+    if (op.kind != gpu::PlannedOp::Kind::kGemm || op.program != nullptr ||
+        gpu::UsesEmittedGemmKernel(op.gemm, emission)) {
+      continue;
+    }
+    if (op.gemm.type == se::blas::DataType::kF32) {
+      (op.gemm.allow_tf32 || allow_tf32 ? kinds.tf32 : kinds.f32) = true;
+    } else if (op.gemm.output_type == se::blas::DataType::kF32) {
+      kinds.bf16_f32 = true;
+    } else {
+      kinds.bf16_bf16 = true;
     }
   }
   return kinds;

@@ -6,12 +6,12 @@
 #include "absl/status/status.h"
 #include "stream_executor/blas.h"
 #include "stream_executor/stream_executor.h"
-#include "xla_lite/debug_options.pb.h"
-#include "xla_lite/hlo/hlo_module.h"
+#include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 
 namespace xla_lite {
 
-// The kinds of library gemm a module's dots may run as. A BLAS library sets
+// The kinds of library gemm a program runs. A BLAS library sets
 // each kind up on its first use (cuBLAS its full-precision kernels,
 // cuBLASLt the heuristic's tables of each type combination), which on the
 // H100 host cost 50 to 110 ms a kind: done during the compile, the first
@@ -26,12 +26,12 @@ struct GemmKinds {
   std::string ToString() const;
 };
 
-// The kinds `module`'s dots may need, read before the HLO passes (which
-// may turn a dot of widened bf16 values into a bf16 gemm, or round its
-// result to bf16): f32 dots at full precision, or in TF32 where
-// `options` or the dot's precision allow it; any dot with bf16 operands
-// (or of bf16 values widened to f32) both bf16 kinds.
-GemmKinds GemmKindsOf(const HloModule& module, const DebugOptions& options);
+// The kinds of the gemms in `plan` (control flow's computations
+// included) that run through the library: not those `emission` gives the
+// compiler's own kernel. `allow_tf32` is the library's own TF32 switch
+// (DebugOptions::xla_gpu_allow_tf32), which makes every f32 gemm TF32.
+GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
+                           const gpu::GemmEmission& emission, bool allow_tf32);
 
 // Runs one small gemm of each kind in `kinds` through `blas` on a stream of
 // its own and waits for them. Nothing it leaves behind changes results: a

@@ -53,10 +53,25 @@ struct Libraries {
   }
 };
 
-// The library thread: `libraries` is ready once the libraries are loaded,
-// `done` once the thread has also warmed them up.
+// The library thread: `libraries` is ready once the libraries are loaded;
+// the thread then waits for the library gemms' kinds (set through `kinds`
+// once the module is lowered, or dropped) to warm them up; `done` is ready
+// once it has.
 struct LibraryLoading {
+  LibraryLoading() = default;
+  LibraryLoading(LibraryLoading&&) = default;
+  // Before `done` joins the thread: a thread still waiting for the kinds
+  // gets none.
+  ~LibraryLoading() { SetKinds({}); }
+
+  // Tells the thread what to warm up; the first call counts.
+  void SetKinds(const GemmKinds& gemm_kinds) {
+    if (kinds != nullptr) kinds->set_value(gemm_kinds);
+    kinds = nullptr;
+  }
+
   std::future<Libraries> libraries;
+  std::shared_ptr<std::promise<GemmKinds>> kinds;
   std::shared_future<void> done;
 };
 
@@ -64,26 +79,30 @@ struct LibraryLoading {
 // shared objects, a handle, a workspace) takes about as long as the HLO
 // passes, the plan and the thunks together, so the compiler works while
 // they load. A library the options rule out is not loaded. With
-// xla_gpu_warm_up_blas the thread then runs a gemm of each of `kinds`,
-// so that the first step does not set them up; the compiler does not wait
-// for that, the executable's first initialization does. Destroying the
-// last of `done` joins the thread.
+// xla_gpu_warm_up_blas the thread then runs a gemm of each kind the
+// lowered module's library gemms have, so that the first step does not
+// set them up; the compiler does not wait for that, the executable's
+// first initialization does. Destroying the last of `done` joins the
+// thread.
 LibraryLoading LoadLibraries(se::StreamExecutor* executor,
-                             const DebugOptions& options,
-                             const GemmKinds& kinds) {
+                             const DebugOptions& options) {
   const bool wants_blas = !options.xla_gpu_use_emitted_gemm();
   const bool wants_dnn = options.xla_gpu_dnn_convolution_min_flops() >= 0;
+  LibraryLoading loading;
   if (executor == nullptr || (!wants_blas && !wants_dnn)) {
     std::promise<Libraries> assumed;
     assumed.set_value(Libraries{});
-    return {assumed.get_future(), {}};
+    loading.libraries = assumed.get_future();
+    return loading;
   }
   const bool warm_up = options.xla_gpu_warm_up_blas();
   auto loaded = std::make_shared<std::promise<Libraries>>();
-  LibraryLoading loading{loaded->get_future(), {}};
+  loading.libraries = loaded->get_future();
+  loading.kinds = std::make_shared<std::promise<GemmKinds>>();
+  std::shared_future<GemmKinds> kinds = loading.kinds->get_future().share();
   loading.done = std::async(std::launch::async, [executor, wants_blas,
-                                                 wants_dnn, warm_up, kinds,
-                                                 loaded] {
+                                                 wants_dnn, warm_up, loaded,
+                                                 kinds] {
     Libraries libraries;
     se::blas::BlasSupport* blas = nullptr;
     if (wants_blas) {
@@ -105,31 +124,21 @@ LibraryLoading LoadLibraries(se::StreamExecutor* executor,
       }
     }
     loaded->set_value(libraries);
-    if (blas != nullptr && warm_up && kinds.any()) {
-      Lap lap;
-      absl::Status warmed = WarmUpBlas(executor, blas, kinds);
-      VLOG(1) << "BLAS warm-up (" << kinds.ToString()
-              << "): " << (warmed.ok() ? "done" : warmed.ToString()) << " in "
-              << absl::StrFormat("%.1f ms", lap.Next());
-    }
+    if (blas == nullptr || !warm_up) return;
+    const GemmKinds gemm_kinds = kinds.get();
+    if (!gemm_kinds.any()) return;
+    Lap lap;
+    absl::Status warmed = WarmUpBlas(executor, blas, gemm_kinds);
+    VLOG(1) << "BLAS warm-up (" << gemm_kinds.ToString()
+            << "): " << (warmed.ok() ? "done" : warmed.ToString()) << " in "
+            << absl::StrFormat("%.1f ms", lap.Next());
   }).share();
   return loading;
 }
 
 gpu::KernelEmission EmissionFor(const Libraries& libraries,
                                 const DebugOptions& options) {
-  gpu::KernelEmission emission;
-  emission.gemm.max_size = options.xla_gpu_emitted_gemm_max_size();
-  emission.gemm.always = options.xla_gpu_use_emitted_gemm() || !libraries.blas;
-  // xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
-  if (libraries.dnn) {
-    emission.dnn_convolution.min_flops =
-        options.xla_gpu_dnn_convolution_min_flops();
-  }
-  emission.allow_excess_precision = options.xla_allow_excess_precision();
-  emission.default_precision_tf32 =
-      options.xla_gpu_default_precision_allows_tf32();
-  return emission;
+  return KernelEmissionFor(options, libraries.blas, libraries.dnn);
 }
 
 // operand_precision=highest asks for full f32 gemms, which TF32 is not.
@@ -149,6 +158,22 @@ void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
 }
 
 }  // namespace
+
+gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
+                                      bool dnn) {
+  gpu::KernelEmission emission;
+  emission.gemm.max_size = options.xla_gpu_emitted_gemm_max_size();
+  emission.gemm.always = options.xla_gpu_use_emitted_gemm() || !blas;
+  // xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
+  if (dnn) {
+    emission.dnn_convolution.min_flops =
+        options.xla_gpu_dnn_convolution_min_flops();
+  }
+  emission.allow_excess_precision = options.xla_allow_excess_precision();
+  emission.default_precision_tf32 =
+      options.xla_gpu_default_precision_allows_tf32();
+  return emission;
+}
 
 absl::Status RunHloPasses(HloModule* module) {
   RETURN_IF_ERROR(VerifyHloModule(*module));
@@ -215,6 +240,7 @@ namespace {
 struct Lowering {
   gpu::BufferAssignment assignment;
   gpu::ThunkSequence thunks;
+  GemmKinds library_gemms;
   double plan_ms = 0, assignment_ms = 0, thunks_ms = 0;
 };
 
@@ -228,6 +254,8 @@ absl::StatusOr<Lowering> Lower(const HloModule& module,
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(module, emission));
   lowering.plan_ms = lap.Next();
+  lowering.library_gemms = LibraryGemmKinds(plan, emission.gemm,
+                                            options.xla_gpu_allow_tf32());
   std::vector<int64_t> parameter_sizes;
   for (const Shape& shape : signature.parameter_shapes) {
     parameter_sizes.push_back(shape.ByteSize());
@@ -271,8 +299,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
     std::unique_ptr<HloModule> module, se::StreamExecutor* executor,
     const DebugOptions& options) {
   Lap lap;
-  LibraryLoading loading =
-      LoadLibraries(executor, options, GemmKindsOf(*module, options));
+  LibraryLoading loading = LoadLibraries(executor, options);
   RETURN_IF_ERROR(RunHloPasses(module.get()));
   const double passes_ms = lap.Next();
   WarnAboutTf32(*module, options);
@@ -283,6 +310,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   ASSIGN_OR_RETURN(Lowering lowering,
                    Lower(*module, signature, EmissionFor(assumed, options),
                          executor, options));
+  loading.SetKinds(lowering.library_gemms);
   lap.Next();
   const Libraries loaded = loading.libraries.get();
   const double waited_ms = lap.Next();

@@ -10,6 +10,7 @@
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/entry_signature.h"
 #include "xla_lite/runtime/gpu_executable.h"
+#include "xla_lite/service/execution_plan.h"
 
 namespace xla_lite {
 
@@ -23,6 +24,11 @@ absl::Status RunHloPasses(HloModule* module);
 // (row-major over entry_computation_layout's physical dimension order) and
 // the module's input_output_alias.
 absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module);
+
+// The kernel emission rules Compile lowers with, given `options` and
+// whether the executor has BLAS and DNN libraries.
+gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
+                                      bool dnn);
 
 // Compiles `module` for `executor`'s platform:
 //   1. RunHloPasses;
