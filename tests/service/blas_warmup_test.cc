@@ -4,7 +4,9 @@
 // runs on every platform and leaves no memory behind.
 
 #include <memory>
+#include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -214,6 +216,37 @@ TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
   EXPECT_EQ(executor_->allocated_bytes(), before);
   EXPECT_TRUE(WarmUpBlas(executor_, *blas, GemmKinds{}).ok());
   EXPECT_EQ(executor_->allocated_bytes(), before);
+}
+
+// Compiles started on several threads each warm the library up on a
+// thread of their own while others run; every result matches the
+// evaluator (CI runs this under ThreadSanitizer).
+TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
+  const std::string hlo =
+      Dot("f32", ", operand_precision={highest,highest}");
+  auto module = Parse(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::mt19937 rng(7);
+  const std::vector<Literal> arguments = RandomArguments(**module, rng);
+  auto expected = Evaluate(hlo, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  constexpr int kThreads = 4;
+  std::vector<absl::StatusOr<std::vector<Literal>>> results(
+      kThreads, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back(
+        [&, t] { results[t] = CompileAndRun(hlo, arguments, OpByOpOptions()); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_TRUE(results[t].ok()) << t << ": " << results[t].status();
+    ASSERT_EQ(results[t]->size(), expected->size());
+    for (size_t i = 0; i < expected->size(); ++i) {
+      EXPECT_TRUE(CompareLiterals((*results[t])[i], (*expected)[i]).ok())
+          << "thread " << t << ", result " << i;
+    }
+  }
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(BlasWarmupTest);
