@@ -220,7 +220,11 @@ TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
 
 // Compiles started on several threads each warm the library up on a
 // thread of their own while others run; every result matches the
-// evaluator (CI runs this under ThreadSanitizer).
+// evaluator (CI runs this under ThreadSanitizer). On the H100 (2026-11-27)
+// the CUDA case failed in all four threads: library gemms that run at the
+// same time on different streams share the BLAS handle's one workspace
+// (GpuBlas::kWorkspaceBytes), which cuBLAS's documentation says needs a
+// workspace per stream. Open: see docs/gpu_testing.md.
 TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
   const std::string hlo =
       Dot("f32", ", operand_precision={highest,highest}");
@@ -243,8 +247,9 @@ TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
     ASSERT_TRUE(results[t].ok()) << t << ": " << results[t].status();
     ASSERT_EQ(results[t]->size(), expected->size());
     for (size_t i = 0; i < expected->size(); ++i) {
-      EXPECT_TRUE(CompareLiterals((*results[t])[i], (*expected)[i]).ok())
-          << "thread " << t << ", result " << i;
+      absl::Status same = CompareLiterals((*results[t])[i], (*expected)[i]);
+      EXPECT_TRUE(same.ok()) << "thread " << t << ", result " << i << ": "
+                             << same;
     }
   }
 }
