@@ -221,11 +221,8 @@ TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
 // Compiles started on several threads each warm the library up on a
 // thread of their own while others run; every result matches the
 // evaluator (CI runs this under ThreadSanitizer). On the H100 (2026-11-27)
-// the CUDA case failed in all four threads. The likely cause, not yet
-// confirmed: library gemms that run at the same time on different streams
-// share the BLAS handle's one workspace (GpuBlas::kWorkspaceBytes), where
-// the cuBLAS guide gives each concurrent stream a workspace of its own.
-// Open: see docs/gpu_testing.md.
+// the CUDA case failed in all four threads; the cause is not known yet
+// (docs/gpu_testing.md has the candidates and the next run).
 TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
   const std::string hlo =
       Dot("f32", ", operand_precision={highest,highest}");
