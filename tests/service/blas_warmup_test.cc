@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
@@ -24,18 +23,6 @@
 
 namespace xla_lite::testing {
 namespace {
-
-std::string Dot(const std::string& type, const std::string& precision) {
-  return absl::StrFormat(R"(
-HloModule dot
-
-ENTRY main {
-  a = %s[64,32] parameter(0)
-  b = %s[32,48] parameter(1)
-  ROOT d = f32[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}%s
-})",
-                         type, type, precision);
-}
 
 // JAX's mixed-precision matmul gradient: bf16 values widened to f32.
 constexpr char kWidenedBf16Dot[] = R"(
@@ -94,24 +81,24 @@ GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
 
 TEST(LibraryGemmKindsTest, ReadsTypesAndPrecisionOfEveryLibraryGemm) {
   DebugOptions options = OpByOpOptions();  // Every dot a library gemm.
-  EXPECT_EQ(PlannedKinds(Dot("f32", ", operand_precision={highest,highest}"),
+  EXPECT_EQ(PlannedKinds(DotModule("f32", ", operand_precision={highest,highest}"),
                          options)
                 .ToString(),
             "f32");
-  EXPECT_EQ(PlannedKinds(Dot("f32", ""), options).ToString(), "tf32");
-  EXPECT_EQ(PlannedKinds(Dot("bf16", ""), options).ToString(), "bf16->f32");
+  EXPECT_EQ(PlannedKinds(DotModule("f32", ""), options).ToString(), "tf32");
+  EXPECT_EQ(PlannedKinds(DotModule("bf16", ""), options).ToString(), "bf16->f32");
   // JAX's mixed-precision gradient becomes a gemm of the bf16 values.
   EXPECT_EQ(PlannedKinds(kWidenedBf16Dot, options).ToString(), "bf16->f32");
   EXPECT_EQ(PlannedKinds(kDotInLoop, options).ToString(), "f32");
   options.set_xla_gpu_default_precision_allows_tf32(false);
-  EXPECT_EQ(PlannedKinds(Dot("f32", ""), options).ToString(), "f32");
+  EXPECT_EQ(PlannedKinds(DotModule("f32", ""), options).ToString(), "f32");
   options.set_xla_gpu_allow_tf32(true);
-  EXPECT_EQ(PlannedKinds(Dot("f32", ", operand_precision={highest,highest}"),
+  EXPECT_EQ(PlannedKinds(DotModule("f32", ", operand_precision={highest,highest}"),
                          options)
                 .ToString(),
             "tf32");
   // Small products are the compiler's own kernels: nothing to warm up.
-  EXPECT_FALSE(PlannedKinds(Dot("f32", ""), DefaultDebugOptions()).any());
+  EXPECT_FALSE(PlannedKinds(DotModule("f32", ""), DefaultDebugOptions()).any());
 }
 
 // The kind a compiled gemm runs as, in GemmKinds' terms.
@@ -180,9 +167,9 @@ class BlasWarmupTest : public CompilerTest {};
 // those of the compiled GemmThunks, for the JAX models and the cases above.
 TEST_P(BlasWarmupTest, KindsAreThoseOfTheCompiledLibraryGemms) {
   std::vector<std::pair<std::string, std::string>> modules = {
-      {"f32 highest", Dot("f32", ", operand_precision={highest,highest}")},
-      {"f32 default", Dot("f32", "")},
-      {"bf16", Dot("bf16", "")},
+      {"f32 highest", DotModule("f32", ", operand_precision={highest,highest}")},
+      {"f32 default", DotModule("f32", "")},
+      {"bf16", DotModule("bf16", "")},
       {"widened bf16", kWidenedBf16Dot},
       {"dot in a loop", kDotInLoop}};
   for (const auto& [name, dir] : ModelDirectories()) {
@@ -225,7 +212,7 @@ TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
 // (docs/gpu_testing.md has the candidates and the next run).
 TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
   const std::string hlo =
-      Dot("f32", ", operand_precision={highest,highest}");
+      DotModule("f32", ", operand_precision={highest,highest}");
   auto module = Parse(hlo);
   ASSERT_TRUE(module.ok()) << module.status();
   std::mt19937 rng(7);

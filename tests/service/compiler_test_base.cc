@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_evaluator.h"
@@ -107,6 +108,18 @@ DebugOptions OpByOpOptions() {
   // Every dot a GemmThunk, so that suites can count gemms and kernels.
   options.set_xla_gpu_emitted_gemm_max_size(0);
   return options;
+}
+
+std::string DotModule(const std::string& type, const std::string& attributes) {
+  return absl::StrFormat(R"(
+HloModule dot
+
+ENTRY main {
+  a = %s[64,32] parameter(0)
+  b = %s[32,48] parameter(1)
+  ROOT d = f32[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}%s
+})",
+                         type, type, attributes);
 }
 
 std::vector<const gpu::Thunk*> FlatThunks(const gpu::GpuExecutable& executable) {

@@ -79,6 +79,11 @@ DebugOptions OpByOpOptions();
 // tf32_test covers the TF32 path itself.
 DebugOptions WithFullPrecisionDots(DebugOptions options);
 
+// A module whose root is an f32[64,48] dot of a `type`[64,32] and a
+// `type`[32,48] parameter, with `attributes` after its dimension numbers
+// (", operand_precision={highest,highest}", or "").
+std::string DotModule(const std::string& type, const std::string& attributes);
+
 // A module whose root r = convolution(x, k) of f32 arrays with those
 // dimensions (e.g. "2,6,5,3") and attributes (window, dim_labels, ...).
 std::string ConvolutionModule(const std::string& lhs, const std::string& rhs,

@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/debug_options_flags.h"
@@ -38,30 +37,18 @@ class Tf32Test : public CompilerTest {
   }
 };
 
-std::string Dot(const std::string& type, const std::string& precision) {
-  return absl::StrFormat(R"(
-HloModule dot
-
-ENTRY main {
-  a = %s[64,32] parameter(0)
-  b = %s[32,48] parameter(1)
-  ROOT d = f32[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}%s
-})",
-                         type, type, precision);
-}
-
 TEST_P(Tf32Test, OnlyDefaultPrecisionF32DotsMayUseTf32) {
   DebugOptions options = OpByOpOptions();
-  EXPECT_TRUE(GemmAllowsTf32(Dot("f32", ""), options));
+  EXPECT_TRUE(GemmAllowsTf32(DotModule("f32", ""), options));
   EXPECT_TRUE(GemmAllowsTf32(
-      Dot("f32", ", operand_precision={default,default}"), options));
+      DotModule("f32", ", operand_precision={default,default}"), options));
   EXPECT_FALSE(GemmAllowsTf32(
-      Dot("f32", ", operand_precision={highest,highest}"), options));
+      DotModule("f32", ", operand_precision={highest,highest}"), options));
   EXPECT_FALSE(GemmAllowsTf32(
-      Dot("f32", ", operand_precision={default,high}"), options));
-  EXPECT_FALSE(GemmAllowsTf32(Dot("bf16", ""), options));
+      DotModule("f32", ", operand_precision={default,high}"), options));
+  EXPECT_FALSE(GemmAllowsTf32(DotModule("bf16", ""), options));
   options.set_xla_gpu_default_precision_allows_tf32(false);
-  EXPECT_FALSE(GemmAllowsTf32(Dot("f32", ""), options));
+  EXPECT_FALSE(GemmAllowsTf32(DotModule("f32", ""), options));
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(Tf32Test);
