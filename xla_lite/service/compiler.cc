@@ -136,11 +136,6 @@ LibraryLoading LoadLibraries(se::StreamExecutor* executor,
   return loading;
 }
 
-gpu::KernelEmission EmissionFor(const Libraries& libraries,
-                                const DebugOptions& options) {
-  return KernelEmissionFor(options, libraries.blas, libraries.dnn);
-}
-
 // operand_precision=highest asks for full f32 gemms, which TF32 is not.
 void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
   if (!options.xla_gpu_allow_tf32()) return;
@@ -235,7 +230,6 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module) {
 
 namespace {
 
-
 // What depends on the libraries: the plan, its buffers and its thunks.
 struct Lowering {
   gpu::BufferAssignment assignment;
@@ -308,7 +302,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   // host; a library that did not is lowered again without.
   const Libraries assumed;
   ASSIGN_OR_RETURN(Lowering lowering,
-                   Lower(*module, signature, EmissionFor(assumed, options),
+                   Lower(*module, signature,
+                         KernelEmissionFor(options, assumed.blas, assumed.dnn),
                          executor, options));
   loading.SetKinds(lowering.library_gemms);
   lap.Next();
@@ -320,7 +315,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
         absl::StrCat(", lowered again without", loaded.blas ? "" : " BLAS",
                      loaded.dnn ? "" : " DNN");
     ASSIGN_OR_RETURN(lowering,
-                     Lower(*module, signature, EmissionFor(loaded, options),
+                     Lower(*module, signature,
+                           KernelEmissionFor(options, loaded.blas, loaded.dnn),
                            executor, options));
   }
   VLOG(1) << absl::StrFormat(
