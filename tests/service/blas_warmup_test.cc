@@ -79,24 +79,25 @@ GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
       options.xla_gpu_allow_tf32());
 }
 
+constexpr char kHighest[] = ", operand_precision={highest,highest}";
+
+// The kinds of `hlo` as ToString writes them.
+std::string Kinds(const std::string& hlo, const DebugOptions& options) {
+  return PlannedKinds(hlo, options).ToString();
+}
+
 TEST(LibraryGemmKindsTest, ReadsTypesAndPrecisionOfEveryLibraryGemm) {
   DebugOptions options = OpByOpOptions();  // Every dot a library gemm.
-  EXPECT_EQ(PlannedKinds(DotModule("f32", ", operand_precision={highest,highest}"),
-                         options)
-                .ToString(),
-            "f32");
-  EXPECT_EQ(PlannedKinds(DotModule("f32", ""), options).ToString(), "tf32");
-  EXPECT_EQ(PlannedKinds(DotModule("bf16", ""), options).ToString(), "bf16->f32");
+  EXPECT_EQ(Kinds(DotModule("f32", kHighest), options), "f32");
+  EXPECT_EQ(Kinds(DotModule("f32", ""), options), "tf32");
+  EXPECT_EQ(Kinds(DotModule("bf16", ""), options), "bf16->f32");
   // JAX's mixed-precision gradient becomes a gemm of the bf16 values.
-  EXPECT_EQ(PlannedKinds(kWidenedBf16Dot, options).ToString(), "bf16->f32");
-  EXPECT_EQ(PlannedKinds(kDotInLoop, options).ToString(), "f32");
+  EXPECT_EQ(Kinds(kWidenedBf16Dot, options), "bf16->f32");
+  EXPECT_EQ(Kinds(kDotInLoop, options), "f32");
   options.set_xla_gpu_default_precision_allows_tf32(false);
-  EXPECT_EQ(PlannedKinds(DotModule("f32", ""), options).ToString(), "f32");
+  EXPECT_EQ(Kinds(DotModule("f32", ""), options), "f32");
   options.set_xla_gpu_allow_tf32(true);
-  EXPECT_EQ(PlannedKinds(DotModule("f32", ", operand_precision={highest,highest}"),
-                         options)
-                .ToString(),
-            "tf32");
+  EXPECT_EQ(Kinds(DotModule("f32", kHighest), options), "tf32");
   // Small products are the compiler's own kernels: nothing to warm up.
   EXPECT_FALSE(PlannedKinds(DotModule("f32", ""), DefaultDebugOptions()).any());
 }
@@ -167,7 +168,7 @@ class BlasWarmupTest : public CompilerTest {};
 // those of the compiled GemmThunks, for the JAX models and the cases above.
 TEST_P(BlasWarmupTest, KindsAreThoseOfTheCompiledLibraryGemms) {
   std::vector<std::pair<std::string, std::string>> modules = {
-      {"f32 highest", DotModule("f32", ", operand_precision={highest,highest}")},
+      {"f32 highest", DotModule("f32", kHighest)},
       {"f32 default", DotModule("f32", "")},
       {"bf16", DotModule("bf16", "")},
       {"widened bf16", kWidenedBf16Dot},
@@ -211,8 +212,7 @@ TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
 // the CUDA case failed in all four threads; the cause is not known yet
 // (docs/gpu_testing.md has the candidates and the next run).
 TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
-  const std::string hlo =
-      DotModule("f32", ", operand_precision={highest,highest}");
+  const std::string hlo = DotModule("f32", kHighest);
   auto module = Parse(hlo);
   ASSERT_TRUE(module.ok()) << module.status();
   std::mt19937 rng(7);
@@ -224,8 +224,9 @@ TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
       kThreads, absl::UnknownError("not run"));
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back(
-        [&, t] { results[t] = CompileAndRun(hlo, arguments, OpByOpOptions()); });
+    threads.emplace_back([&, t] {
+      results[t] = CompileAndRun(hlo, arguments, OpByOpOptions());
+    });
   }
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < kThreads; ++t) {
