@@ -219,13 +219,15 @@ TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
   const std::vector<Literal> arguments = RandomArguments(**module, rng);
   auto expected = Evaluate(hlo, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
+  DebugOptions options = OpByOpOptions();
+  options.set_xla_gpu_warm_up_blas(true);
   constexpr int kThreads = 4;
   std::vector<absl::StatusOr<std::vector<Literal>>> results(
       kThreads, absl::UnknownError("not run"));
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      results[t] = CompileAndRun(hlo, arguments, OpByOpOptions());
+      results[t] = CompileAndRun(hlo, arguments, options);
     });
   }
   for (std::thread& thread : threads) thread.join();
