@@ -13,9 +13,9 @@
 //                     [--benchmark_... flags]
 // run from the repository root (or a packed copy of configs/): models are
 // read from configs/models/<name>/train_step.hlo. --dump_kernels writes
-// each model's thunks and emitted kernel sources, in program order, to
-// DIR/<model>.txt: diffing two builds' dumps shows whether a change to the
-// compiler changed what it emits.
+// each model's top-level thunks and emitted kernel sources, in program
+// order, to DIR/<model>.txt: diffing two builds' dumps shows whether a
+// change to the compiler changed what it emits.
 
 #include <cstdio>
 #include <fstream>
@@ -82,8 +82,8 @@ void BM_Compile(benchmark::State& state, const std::string& text) {
   }
 }
 
-// Every thunk in program order, command buffers opened, with each emitted
-// kernel's source.
+// Every thunk in program order, command buffers opened (loops' and
+// conditionals' bodies are not), with each emitted kernel's source.
 void DumpThunk(const gpu::Thunk& thunk, std::ofstream& out) {
   if (thunk.kind() == gpu::Thunk::Kind::kCommandBuffer) {
     for (const auto& inner :
