@@ -102,27 +102,6 @@ TEST(LibraryGemmKindsTest, ReadsTypesAndPrecisionOfEveryLibraryGemm) {
   EXPECT_FALSE(PlannedKinds(DotModule("f32", ""), DefaultDebugOptions()).any());
 }
 
-// The kind a compiled gemm runs as, in GemmKinds' terms.
-GemmKinds KindOf(const gpu::GemmConfig& config, const DebugOptions& options) {
-  GemmKinds kind;
-  if (config.type == se::blas::DataType::kF32) {
-    (config.allow_tf32 || options.xla_gpu_allow_tf32() ? kind.tf32
-                                                        : kind.f32) = true;
-  } else if (config.output_type == se::blas::DataType::kF32) {
-    kind.bf16_f32 = true;
-  } else {
-    kind.bf16_bf16 = true;
-  }
-  return kind;
-}
-
-void Merge(const GemmKinds& one, GemmKinds& all) {
-  all.f32 |= one.f32;
-  all.tf32 |= one.tf32;
-  all.bf16_f32 |= one.bf16_f32;
-  all.bf16_bf16 |= one.bf16_bf16;
-}
-
 // The kinds of every GemmThunk under `thunk`, control flow's included.
 void CollectGemmKinds(const gpu::Thunk& thunk, const DebugOptions& options,
                       GemmKinds& kinds, int& gemms) {
@@ -133,8 +112,9 @@ void CollectGemmKinds(const gpu::Thunk& thunk, const DebugOptions& options,
   };
   switch (thunk.kind()) {
     case gpu::Thunk::Kind::kGemm:
-      Merge(KindOf(static_cast<const gpu::GemmThunk&>(thunk).config(), options),
-            kinds);
+      kinds |= GemmKinds::Of(
+          static_cast<const gpu::GemmThunk&>(thunk).config(),
+          options.xla_gpu_allow_tf32());
       ++gemms;
       break;
     case gpu::Thunk::Kind::kSequential:

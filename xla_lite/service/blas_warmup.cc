@@ -35,6 +35,26 @@ se::blas::GemmCall WarmUpCall(se::blas::DataType type,
 
 }  // namespace
 
+GemmKinds GemmKinds::Of(const gpu::GemmConfig& config, bool allow_tf32) {
+  GemmKinds kind;
+  if (config.type == se::blas::DataType::kF32) {
+    (config.allow_tf32 || allow_tf32 ? kind.tf32 : kind.f32) = true;
+  } else if (config.output_type == se::blas::DataType::kF32) {
+    kind.bf16_f32 = true;
+  } else {
+    kind.bf16_bf16 = true;
+  }
+  return kind;
+}
+
+GemmKinds& GemmKinds::operator|=(const GemmKinds& other) {
+  f32 |= other.f32;
+  tf32 |= other.tf32;
+  bf16_f32 |= other.bf16_f32;
+  bf16_bf16 |= other.bf16_bf16;
+  return *this;
+}
+
 std::string GemmKinds::ToString() const {
   std::vector<const char*> names;
   if (f32) names.push_back("f32");
@@ -50,11 +70,7 @@ GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
   for (const gpu::PlannedOp& op : plan.ops) {
     if (op.control != nullptr) {
       for (const gpu::ExecutionPlan& nested : op.control->computations) {
-        const GemmKinds inner = LibraryGemmKinds(nested, emission, allow_tf32);
-        kinds.f32 |= inner.f32;
-        kinds.tf32 |= inner.tf32;
-        kinds.bf16_f32 |= inner.bf16_f32;
-        kinds.bf16_bf16 |= inner.bf16_bf16;
+        kinds |= LibraryGemmKinds(nested, emission, allow_tf32);
       }
     }
     // As the thunk emitter decides: a gemm with an epilogue, or one the
@@ -63,19 +79,14 @@ GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
         gpu::UsesEmittedGemmKernel(op.gemm, emission)) {
       continue;
     }
-    if (op.gemm.type == se::blas::DataType::kF32) {
-      (op.gemm.allow_tf32 || allow_tf32 ? kinds.tf32 : kinds.f32) = true;
-    } else if (op.gemm.output_type == se::blas::DataType::kF32) {
-      kinds.bf16_f32 = true;
-    } else {
-      kinds.bf16_bf16 = true;
-    }
+    kinds |= GemmKinds::Of(op.gemm, allow_tf32);
   }
   return kinds;
 }
 
 absl::Status WarmUpBlas(se::StreamExecutor* executor,
                         se::blas::BlasSupport* blas, const GemmKinds& kinds) {
+  if (!kinds.any()) return absl::OkStatus();
   using se::blas::DataType;
   struct Kind {
     bool wanted;
@@ -88,7 +99,6 @@ absl::Status WarmUpBlas(se::StreamExecutor* executor,
       {kinds.bf16_f32, DataType::kBF16, DataType::kF32, false},
       {kinds.bf16_bf16, DataType::kBF16, DataType::kBF16, false},
   };
-  if (!kinds.any()) return absl::OkStatus();
   const uint64_t bytes = 3 * kWarmUpSize * kWarmUpSize * sizeof(float);
   ASSIGN_OR_RETURN(se::DeviceAddressBase scratch, executor->Allocate(bytes));
   absl::Status status = [&]() -> absl::Status {

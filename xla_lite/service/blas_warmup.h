@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "stream_executor/blas.h"
 #include "stream_executor/stream_executor.h"
+#include "xla_lite/runtime/gemm_config.h"
 #include "xla_lite/service/execution_plan.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 
@@ -23,14 +24,19 @@ struct GemmKinds {
   bool bf16_f32 = false;   // bf16 operands, f32 result.
   bool bf16_bf16 = false;  // bf16 operands, bf16 result.
 
+  // The one kind `config` runs as; `allow_tf32` is the library's own TF32
+  // switch (DebugOptions::xla_gpu_allow_tf32), which makes every f32 gemm
+  // TF32.
+  static GemmKinds Of(const gpu::GemmConfig& config, bool allow_tf32);
+
   bool any() const { return f32 || tf32 || bf16_f32 || bf16_bf16; }
+  GemmKinds& operator|=(const GemmKinds& other);
   std::string ToString() const;
 };
 
 // The kinds of the gemms in `plan` (control flow's computations
 // included) that run through the library: not those `emission` gives the
-// compiler's own kernel. `allow_tf32` is the library's own TF32 switch
-// (DebugOptions::xla_gpu_allow_tf32), which makes every f32 gemm TF32.
+// compiler's own kernel. `allow_tf32` as for GemmKinds::Of.
 GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
                            const gpu::GemmEmission& emission, bool allow_tf32);
 
