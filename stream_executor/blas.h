@@ -43,6 +43,12 @@ struct GemmCall {
   // f32 operands may be rounded to TF32 on tensor cores (what XLA does for
   // a dot of DEFAULT precision); platforms without TF32 compute in f32.
   bool allow_tf32 = false;
+  // The library's scratch for this call (split-K partial sums). Gemms that
+  // may run at the same time (on several streams, or as independent nodes
+  // of one graph) must each have their own: one workspace used by two
+  // gemms at once corrupts both results. Null: the library's own, which
+  // only calls whose results nobody reads (warm-ups, timing) may share.
+  DeviceAddressBase workspace;
 
   DataType CType() const { return c_type.value_or(type); }
 
@@ -54,8 +60,9 @@ struct GemmCall {
 };
 
 // A platform's BLAS library (Eigen on the host, cuBLAS, hipBLAS). Every call
-// is enqueued on `stream`; any workspace the library needs was allocated
-// when the BlasSupport was created, so calls are safe under stream capture.
+// is enqueued on `stream` and allocates nothing, so calls are safe under
+// stream capture: its workspace is the call's (GemmCall::workspace,
+// StreamExecutor::GemmWorkspaceBytes() of it), or the library's own.
 class BlasSupport {
  public:
   virtual ~BlasSupport() = default;

@@ -71,6 +71,10 @@ class StreamExecutor {
 
   // The BLAS library of this device, created on first use.
   virtual absl::StatusOr<blas::BlasSupport*> AsBlas() = 0;
+  // The workspace a library gemm on this device should be given
+  // (GemmCall::workspace); 0 where the BLAS library needs none. Known
+  // before the library loads, so that a compiler can plan the workspaces.
+  virtual uint64_t GemmWorkspaceBytes() const { return 0; }
 
   // The DNN library of this device (cuDNN), created on first use;
   // UNIMPLEMENTED or FAILED_PRECONDITION where there is none, and the

@@ -485,9 +485,7 @@ DebugOptions DefaultDebugOptions() {
   // Timing candidates found nothing faster than the heuristic's first for
   // the transformers on an H100 (docs/benchmarks.md): off by default.
   options.set_xla_gpu_autotune_level(0);
-  // Until concurrent library gemms on several streams are understood
-  // (docs/gpu_testing.md).
-  options.set_xla_gpu_warm_up_blas(false);
+  options.set_xla_gpu_warm_up_blas(true);
   return options;
 }
 

@@ -154,8 +154,10 @@ absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   VLOG(5) << blas_api_.display_name << " on stream " << gpu_stream->handle()
           << ": " << call.ToString();
   RETURN_IF_ERROR(executor_->Activate());
+  const DeviceAddressBase workspace = WorkspaceOf(call);
   std::optional<GpuBlasLt::Choice> choice;
-  if (UsesLt(call) && GpuBlasLt::IsAligned(call)) {
+  if (UsesLt(call) && GpuBlasLt::IsAligned(call) &&
+      workspace.size() >= kWorkspaceBytes) {
     // Without PrepareGemm the heuristic's first: no device work, so legal
     // under capture.
     // Nothing is timed, so the classic path is never called here.
@@ -167,7 +169,8 @@ absl::Status GpuBlas::Gemm(Stream* stream, const blas::GemmCall& call) {
   }
   absl::MutexLock lock(&mu_);
   if (choice.has_value() && !choice->classic) {
-    return lt_->Run(*choice, gemm, gpu_stream, workspace_, kWorkspaceBytes);
+    return lt_->Run(*choice, gemm, gpu_stream, workspace.opaque(),
+                    workspace.size());
   }
   return ClassicGemm(gpu_stream, call, gemm);
 }
@@ -178,10 +181,13 @@ absl::Status GpuBlas::ClassicGemm(GpuStream* gpu_stream,
   RETURN_IF_ERROR(
       BlasStatus(blas_api_, blas_api_.set_stream(handle_, gpu_stream->handle()),
                  "set stream"));
-  // cuBLAS drops a user workspace whenever the stream changes; binding it
-  // again keeps the library off its own allocations (illegal in capture).
+  // cuBLAS drops a user workspace whenever the stream changes, and each
+  // call has its own: binding it every time keeps the library off its own
+  // allocations (illegal in capture) and off other calls' workspaces.
+  const DeviceAddressBase workspace = WorkspaceOf(call);
   RETURN_IF_ERROR(BlasStatus(
-      blas_api_, blas_api_.set_workspace(handle_, workspace_, kWorkspaceBytes),
+      blas_api_,
+      blas_api_.set_workspace(handle_, workspace.opaque(), workspace.size()),
       "set workspace"));
   RETURN_IF_ERROR(SetMathModeFor(call));
   int error;

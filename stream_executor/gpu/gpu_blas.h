@@ -18,16 +18,20 @@ namespace stream_executor::gpu {
 class GpuExecutor;
 class GpuStream;
 
-// cuBLAS / hipBLAS behind blas::BlasSupport: one handle per executor, bound
-// to a workspace allocated up front so that no call allocates, which keeps
+// cuBLAS / hipBLAS behind blas::BlasSupport: one handle per executor. Each
+// call runs on its own workspace (GemmCall::workspace, kWorkspaceBytes of
+// it for the matmul library's algorithms), or on the handle's, allocated
+// up front, when it has none; either way no call allocates, which keeps
 // gemm legal under stream capture.
 class GpuBlas : public blas::BlasSupport {
  public:
   static constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
-  // Creates the handle and workspace on `executor`'s device. Refused while
-  // the executor captures. The workspace is the library's own memory: it is
-  // not counted against the executor's memory limit.
+  // Creates the handle and its workspace on `executor`'s device. Refused
+  // while the executor captures. The handle's workspace is the library's own
+  // memory: it is not counted against the executor's memory limit. Only
+  // calls without a workspace of their own use it, and nothing orders them:
+  // warm-ups and timing, whose results nobody reads.
   static absl::StatusOr<std::unique_ptr<GpuBlas>> Create(
       GpuExecutor* executor, const GpuBlasApi& blas_api, bool allow_tf32);
   ~GpuBlas() override;
@@ -36,8 +40,9 @@ class GpuBlas : public blas::BlasSupport {
   // through the matmul library with the algorithm chosen for the shape
   // (PrepareGemm, or the heuristic's first when none was), or through the
   // classic entry point when there is no matmul library, no algorithm, the
-  // call is a full-precision f32 one (UsesLt), or an address or batch
-  // stride is less aligned than the algorithms assume.
+  // call is a full-precision f32 one (UsesLt), an address or batch stride
+  // is less aligned than the algorithms assume, or the call's workspace is
+  // smaller than the one the algorithms were chosen for.
   absl::Status Gemm(Stream* stream, const blas::GemmCall& call) override;
 
   // Autotunes the shape in the matmul library (GpuBlasLt::Choose).
@@ -82,6 +87,12 @@ class GpuBlas : public blas::BlasSupport {
   absl::Status ClassicGemm(GpuStream* stream, const blas::GemmCall& call,
                            const GpuBlasGemm& gemm)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The call's workspace, or the handle's.
+  DeviceAddressBase WorkspaceOf(const blas::GemmCall& call) const {
+    return call.workspace.is_null()
+               ? DeviceAddressBase(workspace_, kWorkspaceBytes)
+               : call.workspace;
+  }
 
   GpuExecutor* const executor_;
   const GpuBlasApi& blas_api_;

@@ -256,6 +256,10 @@ absl::StatusOr<blas::BlasSupport*> GpuExecutor::AsBlas() {
   return blas_.get();
 }
 
+uint64_t GpuExecutor::GemmWorkspaceBytes() const {
+  return backend_.load_blas == nullptr ? 0 : GpuBlas::kWorkspaceBytes;
+}
+
 absl::StatusOr<dnn::DnnSupport*> GpuExecutor::AsDnn() {
   absl::MutexLock lock(&dnn_mu_);
   if (dnn_ != nullptr) return dnn_.get();

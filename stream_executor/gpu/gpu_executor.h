@@ -55,6 +55,8 @@ class GpuExecutor : public StreamExecutor {
   absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(
       const KernelSpec& spec) override;
   absl::StatusOr<blas::BlasSupport*> AsBlas() override;
+  // GpuBlas::kWorkspaceBytes where the backend has a BLAS library.
+  uint64_t GemmWorkspaceBytes() const override;
   absl::StatusOr<dnn::DnnSupport*> AsDnn() override;
   // A GPU graph; see GpuCommandBuffer.
   absl::StatusOr<std::unique_ptr<CommandBuffer>> CreateCommandBuffer() override;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -14,6 +15,9 @@
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/runtime/gpu_executable.h"
 #include "xla_lite/service/buffer_assignment.h"
+#include "xla_lite/service/compiler.h"
+#include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/gemm_workspaces.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -189,12 +193,107 @@ TEST_P(BufferAssignmentTest, TempsReuseSpaceOnlyWhenLiveRangesAreDisjoint) {
   EXPECT_EQ(e1, e2) << "e1 is dead when e2 is written";
   EXPECT_FALSE(d1.OverlapsWith(e2));
   EXPECT_FALSE(d1.OverlapsWith(e1));
-  // Six 4 KiB temps, at most two live at once.
+  // Six 4 KiB temps, at most two live at once; the gemms' workspaces,
+  // where the platform's library takes them, lie in an allocation of their
+  // own.
+  int small = 0, temps = 0;
   for (const BufferAllocation& allocation : (*executable)->allocations()) {
-    if (allocation.is_temp()) {
-      EXPECT_LE(allocation.size(), 2 * 4096);
+    if (!allocation.is_temp()) continue;
+    ++temps;
+    if (allocation.size() <= 2 * 4096) ++small;
+  }
+  EXPECT_EQ(small, 1);
+  EXPECT_EQ(temps, executor_->GemmWorkspaceBytes() > 0 ? 2 : 1);
+}
+
+// `n` independent dots of one lhs whose sum feeds a last dot, or, with
+// `dead_ends`, n dots whose sum is the result.
+std::string IndependentDots(int n, bool dead_ends = false) {
+  std::string hlo =
+      "HloModule independent\n\nENTRY main {\n  a = f32[32,32] parameter(0)\n"
+      "  b = f32[32,32] parameter(1)\n";
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&hlo, "  s", i, " = f32[32,32] sine(b)\n", "  d", i,
+                    " = f32[32,32] dot(a, s", i,
+                    "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n");
+    absl::StrAppend(&hlo, "  t", i, " = f32[32,32] ",
+                    i == 0 ? "negate(d0)"
+                           : absl::StrCat("add(t", i - 1, ", d", i, ")"),
+                    "\n");
+  }
+  if (dead_ends) {
+    absl::StrAppend(&hlo, "  ROOT r = f32[32,32] negate(t", n - 1, ")\n}\n");
+  } else {
+    absl::StrAppend(&hlo, "  ROOT r = f32[32,32] dot(t", n - 1,
+                    ", b), lhs_contracting_dims={1}, "
+                    "rhs_contracting_dims={0}\n}\n");
+  }
+  return hlo;
+}
+
+// The workspace buffer of each library gemm of `hlo`'s plan, in order.
+struct PlannedWorkspaces {
+  std::vector<int> of_gemm;
+  std::unique_ptr<gpu::ExecutionPlan> plan;
+};
+PlannedWorkspaces PlanWorkspaces(const std::string& hlo, int64_t bytes) {
+  PlannedWorkspaces planned;
+  auto module = Parse(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return planned;
+  EXPECT_TRUE(RunHloPasses(module->get()).ok());
+  const gpu::KernelEmission emission =
+      KernelEmissionFor(OpByOpOptions(), /*blas=*/true, /*dnn=*/false, bytes);
+  auto plan = gpu::BuildExecutionPlan(**module, emission);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return planned;
+  for (const gpu::PlannedOp& op : plan->ops) {
+    if (!gpu::IsLibraryGemm(op, emission.gemm)) continue;
+    EXPECT_EQ(op.writes.size(), bytes > 0 ? 2 : 1) << op.ToString();
+    if (op.writes.size() < 2) continue;
+    planned.of_gemm.push_back(op.writes[1]);
+    EXPECT_EQ(plan->buffers[op.writes[1]].size, bytes);
+  }
+  planned.plan = std::make_unique<gpu::ExecutionPlan>(*std::move(plan));
+  return planned;
+}
+
+int Distinct(const std::vector<int>& values) {
+  return absl::flat_hash_set<int>(values.begin(), values.end()).size();
+}
+
+// Each library gemm writes a workspace, shared only with gemms it depends
+// on: a chain of gemms shares one; independent gemms (which a command
+// buffer may run at once) each have their own, up to kMaxGemmWorkspaces,
+// and a gemm that needs them all shares one with them. Every workspace
+// lies apart from every other. A library that needs no workspace gets
+// none.
+TEST(GemmWorkspaceTest, GemmsThatMayOverlapNeverShareAWorkspace) {
+  constexpr int64_t kBytes = int64_t{1} << 20;
+  PlannedWorkspaces chain = PlanWorkspaces(kChain, kBytes);
+  ASSERT_EQ(chain.of_gemm.size(), 3);
+  EXPECT_EQ(Distinct(chain.of_gemm), 1);
+
+  PlannedWorkspaces four = PlanWorkspaces(IndependentDots(4), kBytes);
+  ASSERT_EQ(four.of_gemm.size(), 5);
+  EXPECT_EQ(Distinct(four.of_gemm), 4);
+  auto assignment = gpu::AssignBuffers(*four.plan, {4096, 4096});
+  ASSERT_TRUE(assignment.ok()) << assignment.status();
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) {
+      EXPECT_FALSE(assignment->slices[four.of_gemm[i]].OverlapsWith(
+          assignment->slices[four.of_gemm[j]]))
+          << "gemms " << i << " and " << j;
     }
   }
+
+  const int many = gpu::kMaxGemmWorkspaces + 3;
+  PlannedWorkspaces capped =
+      PlanWorkspaces(IndependentDots(many, /*dead_ends=*/true), kBytes);
+  ASSERT_EQ(capped.of_gemm.size(), many);
+  EXPECT_EQ(Distinct(capped.of_gemm), gpu::kMaxGemmWorkspaces);
+
+  EXPECT_TRUE(PlanWorkspaces(kChain, 0).of_gemm.empty());
 }
 
 TEST_P(BufferAssignmentTest, TrainingStepKeepsEveryValueUntilItsLastRead) {

@@ -154,24 +154,35 @@ ENTRY main {
 }
 
 // A column reduction of 1024 rows or more takes blocks of 1024 threads,
-// 32 folding each of 32 columns, bounded so that they launch; fewer rows
-// take blocks of 256. Both match the evaluator.
+// bounded so that they launch: strips of 32 columns, narrowed down to 8
+// while there are fewer than 128 strips, so that a few hundred columns
+// still spread over the device. Fewer rows take blocks of 256 over 32
+// columns. All match the evaluator, strips that the columns do not fill
+// included.
 TEST_P(ReduceTest, WideColumnStripsAreBoundedBlocksOf1024) {
-  for (const auto& [rows, threads] :
-       std::vector<std::pair<int, int64_t>>{{2048, 1024}, {512, 256}}) {
-    SCOPED_TRACE(rows);
+  struct Case {
+    int rows, columns;
+    int64_t threads, blocks;
+  };
+  for (const Case& c : std::vector<Case>{{2048, 96, 1024, 12},
+                                         {2048, 100, 1024, 13},
+                                         {2048, 1024, 1024, 128},
+                                         {1024, 8200, 1024, 257},
+                                         {512, 96, 256, 3}}) {
+    SCOPED_TRACE(absl::StrCat(c.rows, "x", c.columns));
     const std::string hlo =
-        Reduce("f32", absl::StrCat(rows, ",96"), "96", "0", "add", "0");
-    EXPECT_EQ(CheckedBlocks(hlo, 0, 1), 3);
+        Reduce("f32", absl::StrCat(c.rows, ",", c.columns),
+               absl::StrCat(c.columns), "0", "add", "0");
+    EXPECT_EQ(CheckedBlocks(hlo, 0, 1), c.blocks);
     auto executable = Compile(hlo);
     ASSERT_TRUE(executable.ok()) << executable.status();
     const auto* kernel =
         dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
     ASSERT_NE(kernel, nullptr);
-    EXPECT_EQ(kernel->launch_dimensions().threads_per_block.x, threads);
+    EXPECT_EQ(kernel->launch_dimensions().threads_per_block.x, c.threads);
     EXPECT_EQ(kernel->spec().cuda_source.find("__launch_bounds__(1024)") !=
                   std::string::npos,
-              threads == 1024);
+              c.threads == 1024);
   }
 }
 

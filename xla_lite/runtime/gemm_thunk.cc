@@ -11,15 +11,29 @@ namespace xla_lite::gpu {
 
 GemmThunk::GemmThunk(std::string name, GemmConfig config,
                      BufferAllocation::Slice lhs, BufferAllocation::Slice rhs,
-                     BufferAllocation::Slice output)
+                     BufferAllocation::Slice output,
+                     BufferAllocation::Slice workspace)
     : Thunk(Kind::kGemm, std::move(name)),
       config_(std::move(config)),
       lhs_(lhs),
       rhs_(rhs),
-      output_(output) {
+      output_(output),
+      workspace_(workspace) {
   CHECK_EQ(lhs_.size(), config_.lhs_shape.ByteSize()) << ToString();
   CHECK_EQ(rhs_.size(), config_.rhs_shape.ByteSize()) << ToString();
   CHECK_EQ(output_.size(), config_.output_shape.ByteSize()) << ToString();
+  CHECK(!workspace_.valid() || workspace_.size() > kWorkspaceAlignment)
+      << ToString();
+}
+
+se::DeviceAddressBase GemmThunk::Workspace(
+    const BufferAllocations& buffers) const {
+  if (!workspace_.valid()) return se::DeviceAddressBase();
+  se::DeviceAddressBase slice = buffers.GetDeviceAddress(workspace_);
+  const uint64_t address = reinterpret_cast<uintptr_t>(slice.opaque());
+  const uint64_t skip = (kWorkspaceAlignment - address % kWorkspaceAlignment) %
+                        kWorkspaceAlignment;
+  return slice.GetByteSlice(skip, slice.size() - skip);
 }
 
 absl::Status GemmThunk::Initialize(const InitializeParams& params) {
@@ -44,14 +58,16 @@ absl::Status GemmThunk::ExecuteOnStream(const ExecuteParams& params) {
   VLOG(5) << "gemm " << ToString() << " " << config_.ToString();
   return RunGemm(blas, params.stream, buffers.GetDeviceAddress(lhs_),
                  buffers.GetDeviceAddress(rhs_),
-                 buffers.GetDeviceAddress(output_));
+                 buffers.GetDeviceAddress(output_), Workspace(buffers));
 }
 
 absl::Status GemmThunk::RunGemm(se::blas::BlasSupport* blas, se::Stream* stream,
                                 se::DeviceAddressBase lhs,
                                 se::DeviceAddressBase rhs,
-                                se::DeviceAddressBase output) const {
-  for (const se::blas::GemmCall& call : config_.ToBlasCalls(lhs, rhs, output)) {
+                                se::DeviceAddressBase output,
+                                se::DeviceAddressBase workspace) const {
+  for (se::blas::GemmCall& call : config_.ToBlasCalls(lhs, rhs, output)) {
+    call.workspace = workspace;
     RETURN_IF_ERROR(blas->Gemm(stream, call));
   }
   return absl::OkStatus();
@@ -61,14 +77,14 @@ absl::StatusOr<std::shared_ptr<const se::CapturedGraph>> GemmThunk::Trace(
     const RecordParams& params) const {
   ASSIGN_OR_RETURN(se::blas::BlasSupport * blas, params.executor()->AsBlas());
   const BufferAllocations& buffers = *params.buffer_allocations;
-  TraceCache::Key key = {buffers.GetDeviceAddress(lhs_),
-                         buffers.GetDeviceAddress(rhs_),
-                         buffers.GetDeviceAddress(output_)};
+  TraceCache::Key key = {
+      buffers.GetDeviceAddress(lhs_), buffers.GetDeviceAddress(rhs_),
+      buffers.GetDeviceAddress(output_), Workspace(buffers)};
   VLOG(5) << "trace gemm " << ToString() << " " << config_.ToString();
   return TraceLibraryCall(params.trace_cache, params.stream, key,
                           [&](se::Stream* stream) {
                             return RunGemm(blas, stream, key[0], key[1],
-                                           key[2]);
+                                           key[2], key[3]);
                           });
 }
 
@@ -89,8 +105,10 @@ absl::Status GemmThunk::UpdateRecorded(
 }
 
 BufferUses GemmThunk::buffer_uses() const {
-  return {BufferUse::Read(lhs_), BufferUse::Read(rhs_),
-          BufferUse::Write(output_)};
+  BufferUses uses = {BufferUse::Read(lhs_), BufferUse::Read(rhs_),
+                     BufferUse::Write(output_)};
+  if (workspace_.valid()) uses.push_back(BufferUse::Write(workspace_));
+  return uses;
 }
 
 }  // namespace xla_lite::gpu

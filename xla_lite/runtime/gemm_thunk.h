@@ -19,11 +19,22 @@ namespace xla_lite::gpu {
 // library decides what it enqueues, so the only way to record it is stream
 // capture, and the only way to update it is a new trace (or one from the
 // TraceCache for addresses seen before).
+//
+// The library's scratch is the thunk's `workspace` slice, written by every
+// run: gemms that run at the same time (on several streams, or unordered
+// in a command buffer) then never share one, as their buffer uses say.
+// Without one (the host, whose library needs none) the library's own.
 class GemmThunk : public Thunk {
  public:
-  // CHECK-fails when a slice's size differs from its operand's byte size.
+  // CHECK-fails when a slice's size differs from its operand's byte size,
+  // or a workspace is too small to align.
   GemmThunk(std::string name, GemmConfig config, BufferAllocation::Slice lhs,
-            BufferAllocation::Slice rhs, BufferAllocation::Slice output);
+            BufferAllocation::Slice rhs, BufferAllocation::Slice output,
+            BufferAllocation::Slice workspace = {});
+
+  // Libraries want their workspace aligned to this many bytes (cuBLAS
+  // refuses less than 256); the thunk aligns the start of its slice.
+  static constexpr uint64_t kWorkspaceAlignment = 256;
 
   // Creates the BLAS library here, so that its workspace is allocated
   // before any execution and never under stream capture, and lets it choose
@@ -46,7 +57,10 @@ class GemmThunk : public Thunk {
   // Enqueues every BLAS call of the gemm on these addresses.
   absl::Status RunGemm(se::blas::BlasSupport* blas, se::Stream* stream,
                        se::DeviceAddressBase lhs, se::DeviceAddressBase rhs,
-                       se::DeviceAddressBase output) const;
+                       se::DeviceAddressBase output,
+                       se::DeviceAddressBase workspace) const;
+  // The aligned part of the workspace slice in `buffers`; null without one.
+  se::DeviceAddressBase Workspace(const BufferAllocations& buffers) const;
 
   // The gemm on `params`' addresses as a captured graph, from the trace
   // cache when it has one for these addresses.
@@ -54,7 +68,7 @@ class GemmThunk : public Thunk {
       const RecordParams& params) const;
 
   const GemmConfig config_;
-  const BufferAllocation::Slice lhs_, rhs_, output_;
+  const BufferAllocation::Slice lhs_, rhs_, output_, workspace_;
 };
 
 }  // namespace xla_lite::gpu

@@ -73,13 +73,9 @@ GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
         kinds |= LibraryGemmKinds(nested, emission, allow_tf32);
       }
     }
-    // As the thunk emitter decides: a gemm with an epilogue, or one the
-    // emission rule takes, is the compiler's own kernel.
-    if (op.kind != gpu::PlannedOp::Kind::kGemm || op.program != nullptr ||
-        gpu::UsesEmittedGemmKernel(op.gemm, emission)) {
-      continue;
+    if (gpu::IsLibraryGemm(op, emission)) {
+      kinds |= GemmKinds::Of(op.gemm, allow_tf32);
     }
-    kinds |= GemmKinds::Of(op.gemm, allow_tf32);
   }
   return kinds;
 }

@@ -43,11 +43,12 @@ GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
 // Runs one small gemm of each kind in `kinds` through `blas` on a stream of
 // its own and waits for them. Nothing it leaves behind changes results: a
 // library's choice of algorithm for the warm-up's shape (not one a model
-// uses in practice) is the only state it adds. Its gemms use the library's
-// one workspace, as every gemm through `blas` does, while other streams
-// may run gemms too (why xla_gpu_warm_up_blas is off by default). An
-// error (no memory, a capture in progress elsewhere) is returned; callers
-// may ignore it, as the gemms then set themselves up on first use.
+// uses in practice) is the only state it adds. Its gemms have no
+// workspace of their own, so they use the library's, which executions'
+// gemms (each with its own) never touch: other streams may run gemms
+// meanwhile. An error (no memory, a capture in progress elsewhere) is
+// returned; callers may ignore it, as the gemms then set themselves up on
+// first use.
 absl::Status WarmUpBlas(se::StreamExecutor* executor,
                         se::blas::BlasSupport* blas, const GemmKinds& kinds);
 

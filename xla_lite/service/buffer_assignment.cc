@@ -179,6 +179,27 @@ absl::Status AssignPlan(const ExecutionPlan& plan, const Bindings& bindings,
                         std::vector<BufferAllocation>& allocations,
                         BufferAssignment& assignment);
 
+// Gemm workspaces side by side in one temp allocation of their own.
+void AssignWorkspaces(const ExecutionPlan& plan,
+                      const std::vector<int>& workspaces,
+                      std::vector<BufferAllocation>& allocations,
+                      BufferAssignment& assignment) {
+  if (workspaces.empty()) return;
+  std::vector<int64_t> offsets;
+  int64_t size = 0;
+  for (int w : workspaces) {
+    offsets.push_back(size);
+    const int64_t align = BufferAllocation::kDefaultAlignment;
+    size += (plan.buffers[w].size + align - 1) / align * align;
+  }
+  const BufferAllocation::Index index = allocations.size();
+  allocations.push_back(BufferAllocation::Temp(index, size));
+  for (int i = 0; i < workspaces.size(); ++i) {
+    assignment.slices[workspaces[i]] = allocations[index].GetSlice(
+        offsets[i], plan.buffers[workspaces[i]].size);
+  }
+}
+
 // The computations of the plan's whiles and conditionals, bound to the
 // slices `assignment` gave their operands and results.
 absl::Status AssignNested(const ExecutionPlan& plan,
@@ -223,7 +244,7 @@ absl::Status AssignPlan(const ExecutionPlan& plan, const Bindings& bindings,
                         BufferAssignment& assignment) {
   using Placement = LogicalBuffer::Placement;
   assignment.slices.assign(plan.buffers.size(), Slice());
-  std::vector<int> temps;
+  std::vector<int> temps, workspaces;
   std::vector<bool> touched(plan.buffers.size(), false);
   for (const PlannedOp& op : plan.ops) {
     for (int b : op.reads) touched[b] = true;
@@ -273,9 +294,13 @@ absl::Status AssignPlan(const ExecutionPlan& plan, const Bindings& bindings,
         // registers) is never touched and needs no space.
         if (touched[buffer.id]) temps.push_back(buffer.id);
         break;
+      case Placement::kWorkspace:
+        workspaces.push_back(buffer.id);
+        break;
     }
   }
   RETURN_IF_ERROR(AssignTemps(plan, temps, allocations, assignment));
+  AssignWorkspaces(plan, workspaces, allocations, assignment);
   return AssignNested(plan, allocations, assignment);
 }
 

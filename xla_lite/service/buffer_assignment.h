@@ -36,9 +36,10 @@ TempPacking PackTemps(absl::Span<const TempValue> values,
 
 // Where every logical buffer of a plan lives: parameters in allocations
 // 0..P-1 (the allocation index is the parameter number), then one
-// allocation per constant, one per result that has its own, and one temp
+// allocation per constant, one per result that has its own, one temp
 // allocation for everything else, packed by PackTemps over the plan's op
-// order. Results aliased to a parameter live in its allocation.
+// order, and one for the gemm workspaces, side by side (kWorkspace).
+// Results aliased to a parameter live in its allocation.
 //
 // Whiles and conditionals: each computation they run is assigned the same
 // way into `nested`, with its parameter and result leaves bound to the

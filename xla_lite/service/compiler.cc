@@ -155,10 +155,11 @@ void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
 }  // namespace
 
 gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
-                                      bool dnn) {
+                                      bool dnn, int64_t gemm_workspace_bytes) {
   gpu::KernelEmission emission;
   emission.gemm.max_size = options.xla_gpu_emitted_gemm_max_size();
   emission.gemm.always = options.xla_gpu_use_emitted_gemm() || !blas;
+  emission.gemm.library_workspace_bytes = blas ? gemm_workspace_bytes : 0;
   // xla_gpu_dnn_convolution_min_flops where the platform has a DNN library.
   if (dnn) {
     emission.dnn_convolution.min_flops =
@@ -301,9 +302,12 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   // Lowered as if every library loads, as it does on any working GPU
   // host; a library that did not is lowered again without.
   const Libraries assumed;
+  const int64_t workspace_bytes =
+      executor == nullptr ? 0 : executor->GemmWorkspaceBytes();
   ASSIGN_OR_RETURN(Lowering lowering,
                    Lower(*module, signature,
-                         KernelEmissionFor(options, assumed.blas, assumed.dnn),
+                         KernelEmissionFor(options, assumed.blas, assumed.dnn,
+                                           workspace_bytes),
                          executor, options));
   loading.SetKinds(lowering.library_gemms);
   lap.Next();
@@ -316,7 +320,8 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
                      loaded.dnn ? "" : " DNN");
     ASSIGN_OR_RETURN(lowering,
                      Lower(*module, signature,
-                           KernelEmissionFor(options, loaded.blas, loaded.dnn),
+                           KernelEmissionFor(options, loaded.blas, loaded.dnn,
+                                             workspace_bytes),
                            executor, options));
   }
   VLOG(1) << absl::StrFormat(

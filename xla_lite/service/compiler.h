@@ -25,10 +25,12 @@ absl::Status RunHloPasses(HloModule* module);
 // the module's input_output_alias.
 absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module);
 
-// The kernel emission rules Compile lowers with, given `options` and
-// whether the executor has BLAS and DNN libraries.
+// The kernel emission rules Compile lowers with, given `options`, whether
+// the executor has BLAS and DNN libraries, and the workspace its library
+// gemms take (StreamExecutor::GemmWorkspaceBytes).
 gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
-                                      bool dnn);
+                                      bool dnn,
+                                      int64_t gemm_workspace_bytes = 0);
 
 // Compiles `module` for `executor`'s platform:
 //   1. RunHloPasses;

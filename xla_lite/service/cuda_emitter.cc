@@ -82,11 +82,20 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
   if (extent >= kColumnReductionMinExtent && ReadsColumns(program)) {
     strategy.block_per_output = false;
     strategy.column = true;
-    strategy.column_rows = extent >= ReductionStrategy::kWideColumnMinExtent
-                               ? ReductionStrategy::kWideColumnRows
-                               : ReductionStrategy::kColumnRows;
-    strategy.threads_per_block =
-        ReductionStrategy::kColumnLanes * strategy.column_rows;
+    if (extent < ReductionStrategy::kWideColumnMinExtent) {
+      strategy.threads_per_block =
+          ReductionStrategy::kColumnLanes * ReductionStrategy::kColumnRows;
+      return strategy;
+    }
+    const int64_t outputs = program.outputs()[0].buffer.element_count;
+    int lanes = ReductionStrategy::kColumnLanes;
+    while (lanes > ReductionStrategy::kMinColumnLanes &&
+           outputs / lanes < ReductionStrategy::kMinColumnBlocks) {
+      lanes /= 2;
+    }
+    strategy.column_lanes = lanes;
+    strategy.column_rows = ReductionStrategy::kWideColumnThreads / lanes;
+    strategy.threads_per_block = ReductionStrategy::kWideColumnThreads;
     return strategy;
   }
   const int64_t outputs = program.outputs()[0].buffer.element_count;
@@ -130,9 +139,8 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
     ReductionStrategy strategy = ChooseReductionStrategy(program);
     int64_t outputs = program.outputs()[0].buffer.element_count;
     if (strategy.column || strategy.row_groups > 1) {
-      const int64_t per_block = strategy.column
-                                    ? ReductionStrategy::kColumnLanes
-                                    : strategy.row_groups;
+      const int64_t per_block =
+          strategy.column ? strategy.column_lanes : strategy.row_groups;
       return se::LaunchDimensions(
           static_cast<uint32_t>(std::clamp<int64_t>(
               (outputs + per_block - 1) / per_block, 1, kMaxBlocks)),

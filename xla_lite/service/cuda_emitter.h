@@ -21,16 +21,23 @@ namespace xla_lite::gpu {
 // threads each, as many per block as still leaves kMinGroupedBlocks
 // blocks; otherwise a block per output, with a shared-memory tree. When
 // consecutive outputs read consecutive elements (a reduction over outer
-// dimensions: bias and LayerNorm gradients), kColumnLanes consecutive
+// dimensions: bias and LayerNorm gradients), column_lanes consecutive
 // outputs per block, each folded by column_rows threads, so every warp's
-// loads are coalesced: kColumnRows, or kWideColumnRows from
-// kWideColumnMinExtent reduced elements on, where a block reads a strip
-// of many rows (the reductions SplitColumnReductions leaves whole).
+// loads are coalesced: kColumnLanes by kColumnRows, or a block of
+// kWideColumnThreads from kWideColumnMinExtent reduced elements on, where
+// a block reads a strip of many rows (the reductions SplitColumnReductions
+// leaves whole). A wide strip narrows, down to kMinColumnLanes outputs,
+// while there are fewer than kMinColumnBlocks strips: a few hundred
+// outputs would otherwise keep a few multiprocessors busy and the rest
+// idle, and a warp's row segment of 8 four-byte elements still fills
+// whole 32-byte sectors.
 struct ReductionStrategy {
   static constexpr int kColumnLanes = 32;
   static constexpr int kColumnRows = 8;
-  static constexpr int kWideColumnRows = 32;
+  static constexpr int kWideColumnThreads = 1024;
   static constexpr int64_t kWideColumnMinExtent = 1024;
+  static constexpr int kMinColumnLanes = 8;
+  static constexpr int64_t kMinColumnBlocks = 128;
   static constexpr int kMaxRowGroups = 8;
   static constexpr int64_t kMaxGroupedExtent = 1024;
   static constexpr int64_t kMinGroupedBlocks = 1024;
@@ -39,7 +46,8 @@ struct ReductionStrategy {
   // With block_per_output: outputs per block (1, 2, 4 or 8).
   int row_groups = 1;
   bool column = false;
-  // With column: threads folding each output.
+  // With column: outputs per block, and threads folding each output.
+  int column_lanes = kColumnLanes;
   int column_rows = kColumnRows;
   int threads_per_block = 256;
 };

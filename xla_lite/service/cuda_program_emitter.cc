@@ -702,7 +702,7 @@ std::string ProgramEmitter::GroupReduce(const ReduceParts& parts,
 std::string ProgramEmitter::TiledReduceBody(
     const ReductionStrategy& strategy) const {
   const bool column = strategy.column;
-  const int lanes = column ? ReductionStrategy::kColumnLanes
+  const int lanes = column ? strategy.column_lanes
                            : strategy.threads_per_block / strategy.row_groups;
   const int rows = column ? strategy.column_rows : strategy.row_groups;
   const int per_block = column ? lanes : rows;

@@ -34,6 +34,8 @@ const char* PlacementName(LogicalBuffer::Placement placement) {
       return "constant";
     case LogicalBuffer::Placement::kOutput:
       return "output";
+    case LogicalBuffer::Placement::kWorkspace:
+      return "workspace";
   }
   return "?";
 }
@@ -463,6 +465,11 @@ std::string ExecutionPlan::ToString() const {
   absl::StrAppend(&text, "results: {", absl::StrJoin(output_buffers, ","),
                   "}\n");
   return text;
+}
+
+bool IsLibraryGemm(const PlannedOp& op, const GemmEmission& emission) {
+  return op.kind == PlannedOp::Kind::kGemm && op.program == nullptr &&
+         !UsesEmittedGemmKernel(op.gemm, emission);
 }
 
 absl::StatusOr<ExecutionPlan> BuildExecutionPlan(

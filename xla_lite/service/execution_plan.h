@@ -67,6 +67,12 @@ struct LogicalBuffer {
     // Result `number`'s own allocation (nested computations: the slice the
     // caller gives its result leaf `number`).
     kOutput,
+    // A library gemm's scratch (see IsLibraryGemm): a computation's
+    // workspaces lie side by side in an allocation of their own, so that
+    // they share bytes with nothing else (two ops sharing bytes are
+    // ordered in a command buffer, which values packed around workspaces
+    // held for the whole step would make arbitrary).
+    kWorkspace,
   };
 
   int id = -1;
@@ -173,6 +179,12 @@ struct ControlFlowPlan {
   int selector = -1;
   std::vector<std::vector<int>> branch_operands;
 };
+
+// Whether `op` runs as a library call (a GemmThunk): a gemm with no
+// epilogue that `emission` does not give the compiler's own kernel. Where
+// the platform's BLAS library takes a workspace, the plan gives each one
+// as the op's last write (a kWorkspace buffer; see gemm_workspaces.h).
+bool IsLibraryGemm(const PlannedOp& op, const GemmEmission& emission);
 
 // Leaves of a value of `shape` (1 for an array).
 int64_t LeafCount(const Shape& shape);

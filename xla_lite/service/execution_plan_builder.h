@@ -17,6 +17,7 @@
 #include "base/status_macros.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/gemm_workspaces.h"
 #include "xla_lite/service/fusion_plan.h"
 #include "xla_lite/service/gemm_accumulation.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
@@ -57,6 +58,7 @@ class PlanBuilder {
         buffer_of_, emission_));
     RETURN_IF_ERROR(FuseRows(&plan_, &edges_));
     RETURN_IF_ERROR(Order());
+    AddGemmWorkspaces(plan_, edges_, emission_.gemm);
     return std::move(plan_);
   }
 

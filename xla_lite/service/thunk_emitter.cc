@@ -66,8 +66,11 @@ std::unique_ptr<Thunk> EmitGemm(const PlannedOp& op,
                         writes, GemmKernelEntryName(KernelName(op.name, id))),
                     options);
   }
-  if (!UsesEmittedGemmKernel(op.gemm, options.emission.gemm)) {
-    return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out);
+  if (IsLibraryGemm(op, options.emission.gemm)) {
+    // The plan's workspace, where the platform's library takes one.
+    const Slice workspace = writes.size() > 1 ? writes[1] : Slice();
+    return std::make_unique<GemmThunk>(op.name, op.gemm, lhs, rhs, out,
+                                       workspace);
   }
   EmittedKernel kernel;
   kernel.spec =

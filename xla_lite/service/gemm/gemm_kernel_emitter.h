@@ -49,6 +49,9 @@ struct GemmEmission {
   // calls (batch dimensions that do not merge into one stride), up to
   // kMaxSplitBatchSize multiply-adds.
   int64_t max_size = 0;
+  // The workspace each library gemm gets (StreamExecutor::
+  // GemmWorkspaceBytes); 0 plans none.
+  int64_t library_workspace_bytes = 0;
 
   static constexpr int64_t kMaxSplitBatchSize = int64_t{1} << 28;
 };
