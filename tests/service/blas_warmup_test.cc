@@ -4,9 +4,7 @@
 // runs on every platform and leaves no memory behind.
 
 #include <memory>
-#include <random>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -193,41 +191,21 @@ TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
 // with the warm-up off and on, so a failure names the one that breaks.
 TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
   const std::string hlo = DotModule("f32", kHighest);
-  auto module = Parse(hlo);
-  ASSERT_TRUE(module.ok()) << module.status();
-  std::mt19937 rng(7);
-  const std::vector<Literal> arguments = RandomArguments(**module, rng);
-  auto expected = Evaluate(hlo, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto random_case = MakeRandomCase(hlo, 7);
+  ASSERT_TRUE(random_case.ok()) << random_case.status();
   for (int threads : {1, 4}) {
     for (bool warm_up : {false, true}) {
       SCOPED_TRACE(absl::StrCat(threads, " threads, warm-up ",
                                 warm_up ? "on" : "off"));
       DebugOptions options = OpByOpOptions();
       options.set_xla_gpu_warm_up_blas(warm_up);
-      std::vector<absl::StatusOr<std::vector<Literal>>> results(
-          threads, absl::UnknownError("not run"));
-      std::vector<std::thread> workers;
-      for (int t = 0; t < threads; ++t) {
-        workers.emplace_back([&, t] {
-          results[t] = CompileAndRun(hlo, arguments, options);
-        });
-      }
-      for (std::thread& worker : workers) worker.join();
-      for (int t = 0; t < threads; ++t) {
-        ASSERT_TRUE(results[t].ok()) << t << ": " << results[t].status();
-        ASSERT_EQ(results[t]->size(), expected->size());
-        for (size_t i = 0; i < expected->size(); ++i) {
-          // Sums of 32 products of values in [-1, 1]: a library's
-          // summation order differs from the evaluator's by rounding of
-          // the terms' size, which is large beside a sum near zero.
-          absl::Status same = CompareLiterals(
-              (*results[t])[i], (*expected)[i], kRelativeTolerance,
-              /*floor=*/1e-2);
-          EXPECT_TRUE(same.ok()) << "thread " << t << ", result " << i
-                                 << ": " << same;
-        }
-      }
+      // Sums of 32 products of values in [-1, 1]: a library's summation
+      // order differs from the evaluator's by rounding of the terms' size,
+      // which is large beside a sum near zero.
+      ExpectEveryThreadMatches(
+          CompileAndRunOnThreads(hlo, random_case->arguments, options,
+                                 threads),
+          random_case->expected, kRelativeTolerance, /*floor=*/1e-2);
     }
   }
 }

@@ -5,12 +5,15 @@
 #include <filesystem>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "gtest/gtest.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/hlo/hlo_evaluator.h"
 #include "xla_lite/hlo/hlo_parser.h"
@@ -172,6 +175,48 @@ absl::StatusOr<std::vector<Literal>> CompilerTest::CompileAndRun(
     const std::string& hlo, const std::vector<Literal>& arguments,
     const DebugOptions& options, int64_t steps) {
   return CompileAndRunOn(executor_, hlo, arguments, options, steps);
+}
+
+std::vector<absl::StatusOr<std::vector<Literal>>>
+CompilerTest::CompileAndRunOnThreads(const std::string& hlo,
+                                     const std::vector<Literal>& arguments,
+                                     const DebugOptions& options, int threads,
+                                     int64_t steps) {
+  std::vector<absl::StatusOr<std::vector<Literal>>> results(
+      threads, absl::UnknownError("not run"));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      results[t] = CompileAndRun(hlo, arguments, options, steps);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  return results;
+}
+
+absl::StatusOr<CompilerTest::RandomCase> CompilerTest::MakeRandomCase(
+    const std::string& hlo, uint32_t seed) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, Parse(hlo));
+  std::mt19937 rng(seed);
+  RandomCase random_case;
+  random_case.arguments = RandomArguments(*module, rng);
+  ASSIGN_OR_RETURN(random_case.expected, Evaluate(hlo, random_case.arguments));
+  return random_case;
+}
+
+void ExpectEveryThreadMatches(
+    const std::vector<absl::StatusOr<std::vector<Literal>>>& results,
+    const std::vector<Literal>& expected, double tolerance, double floor) {
+  for (int t = 0; t < results.size(); ++t) {
+    ASSERT_TRUE(results[t].ok()) << "thread " << t << ": " << results[t].status();
+    ASSERT_EQ(results[t]->size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      absl::Status same =
+          CompareLiterals((*results[t])[i], expected[i], tolerance, floor);
+      EXPECT_TRUE(same.ok()) << "thread " << t << ", result " << i << ": "
+                             << same;
+    }
+  }
 }
 
 absl::StatusOr<std::vector<Literal>> CompilerTest::Evaluate(

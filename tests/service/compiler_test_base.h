@@ -60,6 +60,12 @@ absl::Status CompareLiterals(const Literal& actual, const Literal& expected,
                              double tolerance = kRelativeTolerance,
                              double floor = kAbsoluteFloor);
 
+// Expects every thread's results to be `expected` (CompareLiterals with
+// `tolerance` and `floor`).
+void ExpectEveryThreadMatches(
+    const std::vector<absl::StatusOr<std::vector<Literal>>>& results,
+    const std::vector<Literal>& expected, double tolerance, double floor);
+
 // Uniform in [lo, hi) for floating-point types, integers in [lo, hi] for
 // s32, 0/1 for pred.
 Literal RandomLiteral(const Shape& shape, std::mt19937& rng, double lo = -1,
@@ -122,6 +128,21 @@ class CompilerTest : public PlatformTest {
   absl::StatusOr<std::vector<Literal>> CompileAndRun(
       const std::string& hlo, const std::vector<Literal>& arguments,
       const DebugOptions& options = OpByOpOptions(), int64_t steps = 1);
+
+  // CompileAndRun on `threads` threads at once, each compiling its own
+  // executable for this test's device; the results by thread.
+  std::vector<absl::StatusOr<std::vector<Literal>>> CompileAndRunOnThreads(
+      const std::string& hlo, const std::vector<Literal>& arguments,
+      const DebugOptions& options, int threads, int64_t steps = 1);
+
+  // Random arguments for `hlo` (RandomArguments with a generator seeded by
+  // `seed`) and the evaluator's results for them after one step.
+  struct RandomCase {
+    std::vector<Literal> arguments;
+    std::vector<Literal> expected;
+  };
+  absl::StatusOr<RandomCase> MakeRandomCase(const std::string& hlo,
+                                            uint32_t seed);
 
   // The evaluator's results for the same text and arguments, after
   // `steps` steps with the same feedback as CompileAndRun.

@@ -4,10 +4,7 @@
 // their workspace, so two gemms sharing one workspace at once would corrupt
 // each other's partial sums; every result must still match the evaluator.
 
-#include <random>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -43,60 +40,32 @@ DebugOptions LibraryGemmsInGraphs() {
   return options;
 }
 
-class LibraryGemmConcurrencyTest : public CompilerTest {
- protected:
-  // Sums of 16384 products of values in [-1, 1]: rounding is relative to
-  // the terms' magnitude, not to a sum that may cancel to near zero.
-  static absl::Status Same(const Literal& actual, const Literal& expected) {
-    return CompareLiterals(actual, expected, 1e-3, /*floor=*/1.0);
-  }
-};
+using LibraryGemmConcurrencyTest = CompilerTest;
+
+// Sums of 16384 products of values in [-1, 1]: rounding is relative to the
+// terms' magnitude, not to a sum that may cancel to near zero.
+constexpr double kTolerance = 1e-3;
+constexpr double kFloor = 1.0;
 
 TEST_P(LibraryGemmConcurrencyTest, IndependentGemmsInOneGraph) {
   const std::string hlo = IndependentDots(16384);
-  auto module = Parse(hlo);
-  ASSERT_TRUE(module.ok()) << module.status();
-  std::mt19937 rng(11);
-  const std::vector<Literal> arguments = RandomArguments(**module, rng);
-  auto expected = Evaluate(hlo, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto random_case = MakeRandomCase(hlo, 11);
+  ASSERT_TRUE(random_case.ok()) << random_case.status();
   // Step 1 runs op by op, step 2 records, steps 3 to 6 replay.
-  auto results = CompileAndRun(hlo, arguments, LibraryGemmsInGraphs(), 6);
-  ASSERT_TRUE(results.ok()) << results.status();
-  ASSERT_EQ(results->size(), expected->size());
-  for (size_t i = 0; i < expected->size(); ++i) {
-    absl::Status same = Same((*results)[i], (*expected)[i]);
-    EXPECT_TRUE(same.ok()) << "result " << i << ": " << same;
-  }
+  ExpectEveryThreadMatches({CompileAndRun(hlo, random_case->arguments,
+                                          LibraryGemmsInGraphs(), 6)},
+                           random_case->expected, kTolerance, kFloor);
 }
 
 TEST_P(LibraryGemmConcurrencyTest, ExecutionsOnSeveralThreads) {
   const std::string hlo = IndependentDots(16384);
-  auto module = Parse(hlo);
-  ASSERT_TRUE(module.ok()) << module.status();
-  std::mt19937 rng(12);
-  const std::vector<Literal> arguments = RandomArguments(**module, rng);
-  auto expected = Evaluate(hlo, arguments);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  constexpr int kThreads = 4;
-  std::vector<absl::StatusOr<std::vector<Literal>>> results(
-      kThreads, absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      results[t] = CompileAndRun(hlo, arguments, LibraryGemmsInGraphs(), 4);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_TRUE(results[t].ok()) << t << ": " << results[t].status();
-    ASSERT_EQ(results[t]->size(), expected->size());
-    for (size_t i = 0; i < expected->size(); ++i) {
-      absl::Status same = Same((*results[t])[i], (*expected)[i]);
-      EXPECT_TRUE(same.ok()) << "thread " << t << ", result " << i << ": "
-                             << same;
-    }
-  }
+  auto random_case = MakeRandomCase(hlo, 12);
+  ASSERT_TRUE(random_case.ok()) << random_case.status();
+  ExpectEveryThreadMatches(
+      CompileAndRunOnThreads(hlo, random_case->arguments,
+                             LibraryGemmsInGraphs(), /*threads=*/4,
+                             /*steps=*/4),
+      random_case->expected, kTolerance, kFloor);
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(LibraryGemmConcurrencyTest);
