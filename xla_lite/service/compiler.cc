@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/hlo/hlo_verifier.h"
+#include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/service/blas_warmup.h"
 #include "xla_lite/service/buffer_assignment.h"
 #include "xla_lite/service/call_inliner.h"
@@ -302,8 +303,14 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   // Lowered as if every library loads, as it does on any working GPU
   // host; a library that did not is lowered again without.
   const Libraries assumed;
-  const int64_t workspace_bytes =
+  // A GemmThunk aligns the start of its workspace slice: the slack keeps
+  // the aligned part as large as the library's algorithms were chosen for.
+  const int64_t library_workspace =
       executor == nullptr ? 0 : executor->GemmWorkspaceBytes();
+  const int64_t workspace_bytes =
+      library_workspace == 0
+          ? 0
+          : library_workspace + gpu::GemmThunk::kWorkspaceAlignment;
   ASSIGN_OR_RETURN(Lowering lowering,
                    Lower(*module, signature,
                          KernelEmissionFor(options, assumed.blas, assumed.dnn,
