@@ -3,6 +3,7 @@
 #include "xla_lite/runtime/command_dependencies.h"
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -14,6 +15,7 @@ using gpu::BufferAllocation;
 using gpu::BufferUse;
 using gpu::BufferUses;
 using gpu::CommandDependencies;
+using gpu::DropImpliedDependencies;
 using Deps = std::vector<int64_t>;
 
 class CommandDependenciesTest : public ::testing::Test {
@@ -68,6 +70,70 @@ TEST_F(CommandDependenciesTest, EmptySlicesOrderNothing) {
   EXPECT_EQ(Next({BufferUse::Write(a_.GetSlice(0, 0))}), Deps{});
   EXPECT_EQ(Next({BufferUse::Write(a_.GetSlice())}), Deps{});
   EXPECT_EQ(Next({BufferUse::Read(a_.GetSlice(8, 0))}), Deps{});
+}
+
+// Per command, every command it waits for, directly or through others.
+std::vector<std::vector<bool>> Closure(const std::vector<Deps>& deps) {
+  std::vector<std::vector<bool>> before(deps.size(),
+                                        std::vector<bool>(deps.size()));
+  for (int i = 0; i < deps.size(); ++i) {
+    for (int64_t d : deps[i]) {
+      before[i][d] = true;
+      for (int k = 0; k < d; ++k) before[i][k] = before[i][k] || before[d][k];
+    }
+  }
+  return before;
+}
+
+TEST(DropImpliedDependenciesTest, DropsEdgesALongerPathImplies) {
+  // 0 -> 1 -> 2 and 0 -> 2: the direct edge adds nothing. 3 waits for 1
+  // and 2, and 2 waits for 1: only 2 is left.
+  std::vector<Deps> deps = {{}, {0}, {0, 1}, {1, 2}};
+  DropImpliedDependencies(deps);
+  EXPECT_EQ(deps, (std::vector<Deps>{{}, {0}, {1}, {2}}));
+}
+
+TEST(DropImpliedDependenciesTest, KeepsEdgesNoOtherPathImplies) {
+  // A diamond: 3 waits for both sides, neither of which implies the
+  // other. 4's edge from 0 is implied through 3; 5's edge from 2 is not.
+  std::vector<Deps> deps = {{}, {0}, {0}, {1, 2}, {0, 3}, {2}};
+  DropImpliedDependencies(deps);
+  EXPECT_EQ(deps, (std::vector<Deps>{{}, {0}, {0}, {1, 2}, {3}, {2}}));
+}
+
+TEST(DropImpliedDependenciesTest, RandomGraphsKeepTheirOrderWithNoImpliedEdge) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int n = 2 + rng() % 150;
+    std::vector<Deps> deps(n);
+    for (int i = 1; i < n; ++i) {
+      for (int d = 0; d < i; ++d) {
+        if (rng() % 8 == 0) deps[i].push_back(d);
+      }
+    }
+    std::vector<Deps> reduced = deps;
+    DropImpliedDependencies(reduced);
+    EXPECT_EQ(Closure(reduced), Closure(deps)) << "trial " << trial;
+    std::vector<std::vector<bool>> before = Closure(reduced);
+    for (int i = 0; i < n; ++i) {
+      for (int64_t d : reduced[i]) {
+        for (int64_t other : reduced[i]) {
+          EXPECT_FALSE(other != d && before[other][d])
+              << "trial " << trial << ": " << i << " waits for " << d
+              << " through " << other;
+        }
+      }
+    }
+  }
+}
+
+TEST(DropImpliedDependenciesTest, LongSequencesKeepEveryEdge) {
+  std::vector<Deps> deps(gpu::kMaxReducedCommands + 1);
+  deps[1] = {0};
+  deps[2] = {0, 1};
+  const std::vector<Deps> original = deps;
+  DropImpliedDependencies(deps);
+  EXPECT_EQ(deps, original);
 }
 
 }  // namespace

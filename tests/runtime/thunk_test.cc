@@ -1,7 +1,10 @@
 // Each thunk on its own, on every platform, against plain C++ references.
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -354,6 +357,60 @@ TEST_P(ThunkTest, ProfilerRepeatsAndMeasuresEachLeafThunk) {
   EXPECT_EQ(report.find(entries[1].name), std::string::npos) << report;
   EXPECT_NE(report.find("kernel"), std::string::npos) << report;
   EXPECT_NE(report.find("memset"), std::string::npos) << report;
+}
+
+TEST_P(ThunkTest, ProfilerFindsTheLongestChainOfDependentThunks) {
+  const int64_t n = 1 << 12;
+  const int64_t bytes = n * sizeof(float);
+  se::ScopedDeviceAddress da = Allocate(bytes), db = Allocate(bytes),
+                          dc = Allocate(bytes);
+  BufferAllocation a = BufferAllocation::Temp(0, bytes);
+  BufferAllocation b = BufferAllocation::Temp(1, bytes);
+  BufferAllocation c = BufferAllocation::Temp(2, bytes);
+  auto axpy = [&](const char* name, const BufferAllocation& x,
+                  const BufferAllocation& y, const BufferAllocation& out) {
+    return std::make_unique<gpu::KernelThunk>(
+        name, AxpyKernel(n, 1.0f), se::LaunchDimensionsFor(n),
+        std::vector<BufferAllocation::Slice>{x.GetSlice(), y.GetSlice(),
+                                             out.GetSlice()},
+        std::vector<bool>{false, false, true});
+  };
+  // "left" and "right" write different buffers: neither waits for the
+  // other. "join" reads both.
+  gpu::ThunkSequence thunks;
+  thunks.push_back(std::make_unique<gpu::MemsetThunk>("left", a.GetSlice(),
+                                                      uint32_t{0}));
+  thunks.push_back(std::make_unique<gpu::MemsetThunk>("right", b.GetSlice(),
+                                                      uint32_t{0}));
+  thunks.push_back(axpy("join", a, b, c));
+  gpu::SequentialThunk sequence("step", std::move(thunks));
+  BufferAllocations buffers({da.cref(), db.cref(), dc.cref()},
+                            executor_->device_ordinal());
+
+  gpu::ThunkProfiler profiler(/*repeats=*/2);
+  XLA_LITE_ASSERT_OK(Run(sequence, buffers, nullptr, &profiler));
+  gpu::ThunkProfiler::CriticalPath path = profiler.FindCriticalPath();
+  std::vector<gpu::ThunkProfiler::Entry> entries = profiler.Entries();
+  ASSERT_EQ(entries.size(), 3);
+  auto time_of = [&](const std::string& name) {
+    for (const auto& e : entries) {
+      if (e.name == name) return e.total_us;
+    }
+    ADD_FAILURE() << "no entry " << name;
+    return 0.0;
+  };
+  ASSERT_EQ(path.entries.size(), 2);
+  const std::string& first = path.entries[0].name;
+  EXPECT_TRUE(first == "left" || first == "right") << first;
+  EXPECT_EQ(time_of(first), std::max(time_of("left"), time_of("right")));
+  EXPECT_EQ(path.entries[1].name, "join");
+  EXPECT_DOUBLE_EQ(path.us, time_of(first) + time_of("join"));
+  EXPECT_DOUBLE_EQ(path.serial_us,
+                   time_of("left") + time_of("right") + time_of("join"));
+  EXPECT_LT(path.us, path.serial_us);
+  std::string report = profiler.Report(/*limit=*/3);
+  EXPECT_NE(report.find("critical path"), std::string::npos) << report;
+  EXPECT_NE(report.find("over 2 thunks"), std::string::npos) << report;
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(ThunkTest);

@@ -63,4 +63,28 @@ void CommandDependencies::Add(int64_t id, const BufferUses& uses) {
   }
 }
 
+void DropImpliedDependencies(std::vector<std::vector<int64_t>>& dependencies) {
+  const int64_t n = dependencies.size();
+  if (n > kMaxReducedCommands) return;
+  const int64_t words = (n + 63) / 64;
+  // ancestors[i * words, (i + 1) * words): the commands i waits for,
+  // directly or through others.
+  std::vector<uint64_t> ancestors(n * words, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t* mine = &ancestors[i * words];
+    std::vector<int64_t>& deps = dependencies[i];
+    // Latest first: an earlier dependency can only be implied by a later
+    // one, whose ancestors are then already in `mine`.
+    std::vector<int64_t> kept;
+    for (auto d = deps.rbegin(); d != deps.rend(); ++d) {
+      if ((mine[*d / 64] >> (*d % 64) & 1) != 0) continue;
+      kept.push_back(*d);
+      const uint64_t* theirs = &ancestors[*d * words];
+      for (int64_t w = 0; w < words; ++w) mine[w] |= theirs[w];
+      mine[*d / 64] |= uint64_t{1} << (*d % 64);
+    }
+    deps.assign(kept.rbegin(), kept.rend());
+  }
+}
+
 }  // namespace xla_lite::gpu

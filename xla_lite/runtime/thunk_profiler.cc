@@ -1,6 +1,7 @@
 #include "xla_lite/runtime/thunk_profiler.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,32 @@
 #include "glog/logging.h"
 
 namespace xla_lite::gpu {
+namespace {
+
+// The path's total, then its `limit` longest thunks in the path's order.
+std::string CriticalPathReport(const ThunkProfiler::CriticalPath& path,
+                               int limit) {
+  std::string out = absl::StrFormat(
+      "critical path (dependencies as a command buffer records them): "
+      "%.1f us over %d thunks, of %.1f us one after another\n",
+      path.us, path.entries.size(), path.serial_us);
+  std::vector<double> times;
+  for (const auto& entry : path.entries) times.push_back(entry.total_us);
+  std::sort(times.begin(), times.end(), std::greater<double>());
+  const double floor =
+      times.empty() ? 0 : times[std::min<int>(limit, times.size()) - 1];
+  int shown = 0;
+  for (int i = 0; i < path.entries.size() && shown < limit; ++i) {
+    const auto& e = path.entries[i];
+    if (e.total_us < floor) continue;
+    ++shown;
+    absl::StrAppendFormat(&out, "  %4d %10.2f  %-8s %s\n", i + 1, e.total_us,
+                          ThunkKindName(e.kind), e.name);
+  }
+  return out;
+}
+
+}  // namespace
 
 ThunkProfiler::ThunkProfiler(int repeats) : repeats_(std::max(1, repeats)) {}
 
@@ -24,7 +51,12 @@ absl::Status ThunkProfiler::Measure(const Thunk& thunk, se::Stream& stream,
   VLOG(5) << "profile " << thunk.name() << ": " << us << " us";
   absl::MutexLock lock(&mu_);
   auto [it, inserted] = index_.try_emplace(&thunk, entries_.size());
-  if (inserted) entries_.push_back({thunk.name(), thunk.kind()});
+  if (inserted) {
+    entries_.push_back({thunk.name(), thunk.kind()});
+    BufferUses uses = thunk.buffer_uses();
+    waits_for_.push_back(dependencies_.DependenciesOf(uses));
+    dependencies_.Add(it->second, uses);
+  }
   Entry& entry = entries_[it->second];
   ++entry.executions;
   entry.total_us += us;
@@ -42,6 +74,38 @@ std::vector<ThunkProfiler::Entry> ThunkProfiler::Entries() const {
                      return a.total_us > b.total_us;
                    });
   return entries;
+}
+
+ThunkProfiler::CriticalPath ThunkProfiler::FindCriticalPath() const {
+  absl::MutexLock lock(&mu_);
+  CriticalPath path;
+  // finish[i]: the longest chain ending in entry i; previous[i]: the entry
+  // before it on that chain, or -1.
+  std::vector<double> finish(entries_.size());
+  std::vector<int64_t> previous(entries_.size(), -1);
+  int64_t last = -1;
+  for (int64_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    double us = e.executions > 0 ? e.total_us / e.executions : 0;
+    path.serial_us += us;
+    for (int64_t dep : waits_for_[i]) {
+      if (previous[i] < 0 || finish[dep] > finish[previous[i]]) {
+        previous[i] = dep;
+      }
+    }
+    finish[i] = us + (previous[i] < 0 ? 0 : finish[previous[i]]);
+    if (last < 0 || finish[i] > finish[last]) last = i;
+  }
+  if (last < 0) return path;
+  path.us = finish[last];
+  for (int64_t i = last; i >= 0; i = previous[i]) {
+    Entry entry = entries_[i];
+    entry.total_us /= std::max<int64_t>(1, entry.executions);
+    entry.executions = 1;
+    path.entries.push_back(std::move(entry));
+  }
+  std::reverse(path.entries.begin(), path.entries.end());
+  return path;
 }
 
 std::string ThunkProfiler::Report(int limit) const {
@@ -71,6 +135,7 @@ std::string ThunkProfiler::Report(int limit) const {
                           count_us.first, count_us.second,
                           share(count_us.second));
   }
+  absl::StrAppend(&out, CriticalPathReport(FindCriticalPath(), limit));
   return out;
 }
 

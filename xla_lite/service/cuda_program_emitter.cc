@@ -252,6 +252,41 @@ void ProgramEmitter::EmitOps(const std::vector<int>& ids,
   }
 }
 
+void ProgramEmitter::EmitOpsWithLazySelects(const std::vector<int>& ids,
+                                            const std::vector<int>& roots,
+                                            const std::string& indent,
+                                            std::string* out) const {
+  const LazySelects lazy = FindLazySelects(program_, ids, roots);
+  std::vector<int> top;
+  for (int id : ids) {
+    if (!lazy.deferred[id]) top.push_back(id);
+  }
+  EmitLazyList(lazy, top, indent, out);
+}
+
+void ProgramEmitter::EmitLazyList(const LazySelects& lazy,
+                                  const std::vector<int>& ids,
+                                  const std::string& indent,
+                                  std::string* out) const {
+  for (int id : ids) {
+    auto it = lazy.selects.find(id);
+    if (it == lazy.selects.end()) {
+      EmitOps({id}, indent, out);
+      continue;
+    }
+    const ExprOp& op = program_.op(id);
+    const std::string inner = indent + "  ";
+    absl::StrAppend(out, indent, ComputeType(op.type), " ", Name(id), ";\n",
+                    indent, "if (", Name(op.operands[0]), ") {\n");
+    EmitLazyList(lazy, it->second.on_true, inner, out);
+    absl::StrAppend(out, inner, Name(id), " = ", Name(op.operands[1]), ";\n",
+                    indent, "} else {\n");
+    EmitLazyList(lazy, it->second.on_false, inner, out);
+    absl::StrAppend(out, inner, Name(id), " = ", Name(op.operands[2]), ";\n",
+                    indent, "}\n");
+  }
+}
+
 std::string ProgramEmitter::Signature(const std::string& name,
                                       int max_threads) const {
   std::vector<std::string> params;
@@ -412,7 +447,7 @@ std::string ProgramEmitter::LoopBody() const {
     }
     std::vector<int> roots;
     for (int k : outputs) roots.push_back(program_.outputs()[k].op);
-    EmitOps(program_.Closure(roots), indent, &body);
+    EmitOpsWithLazySelects(program_.Closure(roots), roots, indent, &body);
     for (int k : outputs) {
       absl::StrAppend(&body, indent,
                       Store(k, Name(program_.outputs()[k].op), "i"), "\n");

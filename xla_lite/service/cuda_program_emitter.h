@@ -13,6 +13,7 @@
 
 #include "xla_lite/service/cuda_emitter.h"
 #include "xla_lite/service/kernel_program.h"
+#include "xla_lite/service/lazy_selects.h"
 
 namespace xla_lite::gpu::cuda_internal {
 
@@ -34,6 +35,12 @@ class ProgramEmitter {
   // The statements of `ids`, each on a line of its own after `indent`.
   void EmitOps(const std::vector<int>& ids, const std::string& indent,
                std::string* out) const;
+  // The same for a closure whose only values used outside are `roots`,
+  // with the sides of lazy selects (LazySelects) inside branches.
+  void EmitOpsWithLazySelects(const std::vector<int>& ids,
+                              const std::vector<int>& roots,
+                              const std::string& indent,
+                              std::string* out) const;
   // extern "C" __global__ void name(<every parameter>), bounded to blocks
   // of max_threads when it is not 0 (so that the compiler keeps a block
   // that large within the register file).
@@ -89,6 +96,10 @@ class ProgramEmitter {
   void HalveGroup(int64_t valid, bool warp_lanes, const std::string& fold,
                   const std::string& prefix, const std::string& suffix,
                   const char* ctype, std::string* body) const;
+  // `ids` (none deferred into an enclosing side), each lazy select of
+  // `lazy` as an if-else over its sides.
+  void EmitLazyList(const LazySelects& lazy, const std::vector<int>& ids,
+                    const std::string& indent, std::string* out) const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const;
 

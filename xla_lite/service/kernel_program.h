@@ -13,10 +13,11 @@
 // concatenate and pad select between operands by an index predicate, and
 // gather computes an index from values it loads (kDynamicIndex).
 //
-// No op may ever read out of bounds, on either back end: both evaluate
-// every op of a program for every element (the host interpreter a lane
-// at a time, eagerly), so an index feeding a load a select may not take
-// is clamped into its array all the same.
+// No op may ever read out of bounds, on either back end: the host
+// interpreter evaluates every op of a program for every element (a lane
+// at a time, eagerly), and CUDA C does too but for the sides of lazy
+// selects (lazy_selects.h), so an index feeding a load a select may not
+// take is clamped into its array all the same.
 
 #include <cstdint>
 #include <string>
