@@ -87,15 +87,9 @@ std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
     dependencies.push_back(tracker.DependenciesOf(uses));
     tracker.Add(i, uses);
   }
-  auto count = [&dependencies] {
-    int64_t edges = 0;
-    for (const auto& deps : dependencies) edges += deps.size();
-    return edges;
-  };
-  const int64_t found = count();
-  DropImpliedDependencies(dependencies);
-  VLOG(1) << thunks.size() << " commands: " << found - count() << " of "
-          << found << " edges dropped as implied by longer paths";
+  const int64_t dropped = DropImpliedDependencies(dependencies);
+  VLOG(1) << thunks.size() << " commands: " << dropped
+          << " edges dropped as implied by longer paths";
   return dependencies;
 }
 

@@ -63,9 +63,11 @@ void CommandDependencies::Add(int64_t id, const BufferUses& uses) {
   }
 }
 
-void DropImpliedDependencies(std::vector<std::vector<int64_t>>& dependencies) {
+int64_t DropImpliedDependencies(
+    std::vector<std::vector<int64_t>>& dependencies) {
   const int64_t n = dependencies.size();
-  if (n > kMaxReducedCommands) return;
+  if (n > kMaxReducedCommands) return 0;
+  int64_t dropped = 0;
   const int64_t words = (n + 63) / 64;
   // ancestors[i * words, (i + 1) * words): the commands i waits for,
   // directly or through others.
@@ -83,8 +85,10 @@ void DropImpliedDependencies(std::vector<std::vector<int64_t>>& dependencies) {
       for (int64_t w = 0; w < words; ++w) mine[w] |= theirs[w];
       mine[*d / 64] |= uint64_t{1} << (*d % 64);
     }
+    dropped += deps.size() - kept.size();
     deps.assign(kept.rbegin(), kept.rend());
   }
+  return dropped;
 }
 
 }  // namespace xla_lite::gpu
