@@ -232,6 +232,75 @@ ENTRY main {
   }
 }
 
+// A dot read only through a transpose that swaps its operands' free
+// dimensions (a weight gradient, dy^T x, transposed to the weight's shape)
+// is one gemm of the swapped operands writing the transposed result: no
+// transpose kernel is left.
+TEST_P(DotTest, TransposedProductIsTheSwappedGemm) {
+  const std::vector<std::string> cases = {R"(
+HloModule weight_gradient
+
+ENTRY main {
+  dy = f32[4,33,17] parameter(0)
+  x = f32[4,33,65] parameter(1)
+  d = f32[17,65] dot(dy, x), lhs_contracting_dims={0,1}, rhs_contracting_dims={0,1}, operand_precision={highest,default}
+  ROOT t = f32[65,17] transpose(d), dimensions={1,0}
+})",
+                                          R"(
+HloModule batched
+
+ENTRY main {
+  a = f32[4,33,65] parameter(0)
+  b = f32[4,65,17] parameter(1)
+  d = f32[4,33,17] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  t = f32[4,17,33] transpose(d), dimensions={0,2,1}
+  ROOT r = f32[4,17,33] multiply(t, t)
+})"};
+  for (const std::string& hlo : cases) {
+    ExpectMatchesEvaluator(hlo, 0, 1);
+    auto executable = Compile(hlo);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    EXPECT_EQ(LibraryGemmOutputTypes(**executable).size() +
+                  EmittedGemmArgumentSizes(**executable).size(),
+              1);
+    // The batched case keeps its multiply, a kernel that reads the gemm's
+    // result in order; the weight gradient needs no kernel at all.
+    const bool has_multiply = hlo.find("multiply") != std::string::npos;
+    const int64_t kernels =
+        CountThunks(**executable, gpu::Thunk::Kind::kKernel);
+    EXPECT_EQ(kernels - static_cast<int64_t>(
+                            EmittedGemmArgumentSizes(**executable).size()),
+              has_multiply ? 1 : 0);
+  }
+}
+
+// The rule's limits: a dot also read untransposed, and a transpose that
+// moves a batch dimension, keep the dot and the transpose.
+TEST_P(DotTest, OtherTransposedProductsKeepTheirTranspose) {
+  const std::vector<std::string> cases = {R"(
+HloModule read_twice
+
+ENTRY main {
+  a = f32[33,65] parameter(0)
+  b = f32[65,33] parameter(1)
+  d = f32[33,33] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[33,33] transpose(d), dimensions={1,0}
+  ROOT r = f32[33,33] add(t, d)
+})",
+                                          R"(
+HloModule batch_moved
+
+ENTRY main {
+  a = f32[4,33,65] parameter(0)
+  b = f32[4,65,17] parameter(1)
+  d = f32[4,33,17] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT t = f32[33,4,17] transpose(d), dimensions={1,0,2}
+})"};
+  for (const std::string& hlo : cases) {
+    ExpectMatchesEvaluator(hlo, 0, 1);
+  }
+}
+
 // A batched product of `type` values widened to f32, the lhs through a
 // transpose.
 std::string WidenedProduct(const std::string& type) {

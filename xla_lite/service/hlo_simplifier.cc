@@ -136,6 +136,49 @@ HloInstruction* FoldOperandConvertsIntoDot(HloInstruction* dot) {
   return dot;
 }
 
+// transpose(dot(a, b)) that moves the rhs's free dimensions before the
+// lhs's, batch dimensions staying first, is dot(b, a): the gemm writes the
+// transposed result itself. JAX's weight gradients take this form (dy^T x
+// computed as [out, in], transposed to the weight's [in, out]), and the
+// optimizer fused after them read each gradient down its columns, a
+// sector per element. Only a dot read by nothing else is swapped (a dot
+// also read untransposed would need both results); null when the rule
+// does not apply.
+HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
+                                     NameUniquer& names) {
+  HloInstruction* dot = transpose->mutable_operand(0);
+  if (dot->opcode() != HloOpcode::kDot || dot->user_count() != 1 ||
+      !dot->shape().IsArray()) {
+    return nullptr;
+  }
+  const DotDimensionNumbers& d = dot->dot_dimension_numbers();
+  const int64_t batch = d.lhs_batch_dimensions.size();
+  const int64_t lhs_free = dot->operand(0)->shape().rank() - batch -
+                           d.lhs_contracting_dimensions.size();
+  const int64_t rhs_free = dot->operand(1)->shape().rank() - batch -
+                           d.rhs_contracting_dimensions.size();
+  if (lhs_free == 0 || rhs_free == 0) return nullptr;
+  // The dot's result is [batch..., lhs free..., rhs free...].
+  std::vector<int64_t> swapped;
+  for (int64_t i = 0; i < batch; ++i) swapped.push_back(i);
+  for (int64_t i = 0; i < rhs_free; ++i)
+    swapped.push_back(batch + lhs_free + i);
+  for (int64_t i = 0; i < lhs_free; ++i) swapped.push_back(batch + i);
+  if (transpose->dimensions() != swapped) return nullptr;
+  HloInstruction* result =
+      CloneInstruction(transpose->parent(), *dot,
+                       {dot->mutable_operand(1), dot->mutable_operand(0)},
+                       names.Get(dot->name() + ".swapped"));
+  result->set_dot_dimension_numbers(
+      {d.rhs_contracting_dimensions, d.lhs_contracting_dimensions,
+       d.rhs_batch_dimensions, d.lhs_batch_dimensions});
+  std::vector<PrecisionConfig> precision = dot->operand_precision();
+  std::reverse(precision.begin(), precision.end());
+  result->set_operand_precision(std::move(precision));
+  *result->mutable_shape() = transpose->shape();
+  return result;
+}
+
 // A replacement for `instr`, or null when no rule applies. May edit `instr`
 // in place (and then returns it).
 HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
@@ -168,6 +211,9 @@ HloInstruction* SimplifyOne(HloInstruction* instr, NameUniquer& names) {
     case HloOpcode::kTranspose: {
       HloInstruction* operand = instr->mutable_operand(0);
       if (IsIdentityPermutation(instr->dimensions())) return operand;
+      if (operand->opcode() == HloOpcode::kDot) {
+        return FoldTransposeIntoDot(instr, names);
+      }
       if (operand->opcode() != HloOpcode::kTranspose) {
         return SinkWideningConvert(instr, names);
       }

@@ -19,6 +19,9 @@ namespace xla_lite {
 //     convert(reshape or transpose(x)), half the bytes moved
 //   dot(convert(a), convert(b)) of bf16 a and b widened to f32 ->
 //     dot(a, b) with the f32 result (exact products, f32 sums either way)
+//   transpose(dot(a, b)) swapping the two operands' free dimensions ->
+//     dot(b, a), of a dot read by nothing else (the gemm writes the
+//     transposed result; weight gradients take this form)
 //   reduce over dimensions of extent 1 only -> reducer(init, reshape(x)),
 //     an elementwise op that fuses with its neighbours
 absl::Status SimplifyHlo(HloModule* module);

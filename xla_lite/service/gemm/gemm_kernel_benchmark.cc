@@ -4,12 +4,19 @@
 //                                          launched directly
 //   BM_BlasGemm/m/n/k/type/heads/form      BlasSupport::Gemm with
 //                                          GemmConfig::ToBlasCalls
+//   BM_EmittedGemmTiling/m/n/k/type/0/form/rows/cols/tile_k
+//                                          the emitted kernel with the
+//                                          tiling given, and
+//   BM_BlasGemmProjection/m/n/k/type/0/form
+//                                          BLAS, on the medium
+//                                          transformer's f32 projections
 // type 0 is f32 (full precision), 1 bf16 operands (a bf16 output for the
 // dense product, f32 for attention's), 2 f32 operands that may be rounded
-// to TF32. heads 0 is one dense
-// row-major product. heads > 0 is one of attention's products for a batch
-// of 16, read in place, so its batches run over two batch dimensions that
-// BLAS strides one call at a time (m, n and k as the gemm sees them):
+// to TF32. heads 0 is one dense row-major product, form's bits transposing
+// the stored lhs (1) and rhs (2). heads > 0 is one of attention's products
+// for a batch of 16, read in place, so its batches run over two batch
+// dimensions that BLAS strides one call at a time (m, n and k as the gemm
+// sees them):
 //   form 0, the scores (bqhd,bkhd->bhqk): q [16, m, heads, k] times the
 //           keys [16, n, heads, k] transposed;
 //   form 1, the weighted values as the exported step computes them,
@@ -95,8 +102,11 @@ absl::StatusOr<GemmConfig> ConfigFor(const benchmark::State& state) {
   const int64_t b = kAttentionBatch;
   const Shape out(PrimitiveType::F32, {b, heads, m, n});
   if (heads == 0) {
-    config = GemmConfig::For(Shape(type, {m, k}), false, Shape(type, {k, n}),
-                             false, Shape(type, {m, n}), 1.0f, 0.0f);
+    const bool lhs_t = (form & 1) != 0, rhs_t = (form & 2) != 0;
+    config = GemmConfig::For(lhs_t ? Shape(type, {k, m}) : Shape(type, {m, k}),
+                             lhs_t,
+                             rhs_t ? Shape(type, {n, k}) : Shape(type, {k, n}),
+                             rhs_t, Shape(type, {m, n}), 1.0f, 0.0f);
   } else if (form == 0) {
     config = GemmConfig::ForStrided(
         {Shape(type, {b, m, heads, k}), false, heads * k},
@@ -173,7 +183,8 @@ void SetCounters(benchmark::State& state, const GemmConfig& config) {
 // Runs BLAS then the emitted kernel on the problem and compares the outputs.
 absl::StatusOr<double> MaxRelativeDifference(Problem& problem,
                                              const se::Kernel& kernel,
-                                             const se::KernelArgs& args) {
+                                             const se::KernelArgs& args,
+                                             const se::LaunchDimensions& dims) {
   Env& env = GetEnv();
   absl::StatusOr<se::blas::BlasSupport*> blas = env.executor->AsBlas();
   if (!blas.ok()) return blas.status();
@@ -185,8 +196,7 @@ absl::StatusOr<double> MaxRelativeDifference(Problem& problem,
   if (status.ok()) status = env.stream->BlockHostUntilDone();
   if (!status.ok()) return status;
   std::vector<float> from_blas = DownloadOutput(problem);
-  status =
-      env.stream->Launch(GemmLaunchDimensions(problem.config), kernel, args);
+  status = env.stream->Launch(dims, kernel, args);
   if (status.ok()) status = env.stream->BlockHostUntilDone();
   if (!status.ok()) return status;
   std::vector<float> emitted = DownloadOutput(problem);
@@ -201,19 +211,20 @@ absl::StatusOr<double> MaxRelativeDifference(Problem& problem,
   return worst;
 }
 
-void BM_EmittedGemm(benchmark::State& state) {
+// Times the emitted kernel with `tiling` on `state`'s problem.
+void TimeEmittedGemm(benchmark::State& state, const GemmTiling& tiling) {
   Env& env = GetEnv();
   absl::StatusOr<Problem> problem = MakeProblem(state);
   if (!Check(state, problem.status())) return;
   // Compiling (NVRTC, hiprtc) happens here, outside the timed loop.
   absl::StatusOr<std::unique_ptr<se::Kernel>> kernel =
-      env.executor->LoadKernel(EmitGemmKernel(problem->config, "gemm"));
+      env.executor->LoadKernel(EmitGemmKernel(problem->config, "gemm", tiling));
   if (!Check(state, kernel.status())) return;
   se::KernelArgs args(
       {problem->lhs.cref(), problem->rhs.cref(), problem->out.cref()});
-  se::LaunchDimensions dims = GemmLaunchDimensions(problem->config);
+  se::LaunchDimensions dims = GemmLaunchDimensionsFor(problem->config, tiling);
   absl::StatusOr<double> difference =
-      MaxRelativeDifference(*problem, **kernel, args);
+      MaxRelativeDifference(*problem, **kernel, args, dims);
   if (difference.ok()) state.counters["max_rel_diff"] = *difference;
   for (auto _ : state) {
     for (int i = 0; i < kGemmsPerIteration; ++i) {
@@ -222,6 +233,12 @@ void BM_EmittedGemm(benchmark::State& state) {
     if (!Check(state, env.stream->BlockHostUntilDone())) return;
   }
   SetCounters(state, problem->config);
+}
+
+void BM_EmittedGemm(benchmark::State& state) {
+  absl::StatusOr<GemmConfig> config = ConfigFor(state);
+  if (!Check(state, config.status())) return;
+  TimeEmittedGemm(state, ChooseGemmTiling(*config));
 }
 
 void BM_BlasGemm(benchmark::State& state) {
@@ -271,6 +288,51 @@ void BM_BlasGemm(benchmark::State& state) {
 
 GEMM_BENCHMARK(BM_EmittedGemm);
 GEMM_BENCHMARK(BM_BlasGemm);
+
+// The emitted kernel with the tiling given as arguments 6-8 (rows and
+// columns per thread, tile_k), for tuning.
+void BM_EmittedGemmTiling(benchmark::State& state) {
+  GemmTiling tiling;
+  tiling.rows_per_thread = static_cast<int>(state.range(6));
+  tiling.cols_per_thread = static_cast<int>(state.range(7));
+  tiling.tile_k = static_cast<int>(state.range(8));
+  if (!tiling.IsValid()) {
+    state.SkipWithError("invalid tiling");
+    return;
+  }
+  TimeEmittedGemm(state, tiling);
+}
+
+// The medium transformer's f32 projections, forward and backward (m, n, k,
+// transposes), as the exported step has them; with tilings, each of a few
+// register blocks and pass depths.
+void ProjectionArgs(benchmark::internal::Benchmark* b, bool tilings) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2048, 256, 1024, 0}, {2048, 256, 1024, 2}, {256, 1024, 2048, 1},
+      {1024, 256, 2048, 1}, {2048, 1024, 256, 0}, {2048, 1024, 256, 2},
+      {2048, 256, 768, 2},  {768, 256, 2048, 1},  {2048, 768, 256, 0},
+      {256, 256, 2048, 1},  {2048, 256, 256, 0},  {2048, 256, 256, 2}};
+  const std::vector<std::vector<int64_t>> kTilings = {
+      {4, 4, 16}, {8, 4, 16}, {4, 8, 16}, {8, 4, 32}, {8, 8, 16}};
+  for (const auto& s : shapes) {
+    if (!tilings) {
+      b->Args({s[0], s[1], s[2], 0, 0, s[3]});
+      continue;
+    }
+    for (const auto& t : kTilings) {
+      b->Args({s[0], s[1], s[2], 0, 0, s[3], t[0], t[1], t[2]});
+    }
+  }
+}
+BENCHMARK(BM_EmittedGemmTiling)
+    ->Apply([](benchmark::internal::Benchmark* b) { ProjectionArgs(b, true); })
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlasGemm)
+    ->Name("BM_BlasGemmProjection")
+    ->Apply([](benchmark::internal::Benchmark* b) { ProjectionArgs(b, false); })
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace xla_lite::gpu
