@@ -275,7 +275,7 @@ ENTRY main {
 }
 
 // The rule's limits: a dot also read untransposed, and a transpose that
-// moves a batch dimension, keep the dot and the transpose.
+// moves a batch dimension, are not swapped; their values stay right.
 TEST_P(DotTest, OtherTransposedProductsKeepTheirTranspose) {
   const std::vector<std::string> cases = {R"(
 HloModule read_twice
