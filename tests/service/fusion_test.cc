@@ -466,7 +466,7 @@ TEST_P(FusionTest, WeightUpdateIsOneGemmAccumulatingInPlace) {
   s = f32[6,5] multiply(d, lrb)
   w2 = f32[6,5] subtract(w, s))",
       // JAX's layout for a weight gradient, (g^T x)^T, with the scale on
-      // the left: the gemm swaps its operands.
+      // the left: the transpose folds into the dot, whose operands swap.
       R"(
   d = f32[5,6] dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
   t = f32[6,5] transpose(d), dimensions={1,0}

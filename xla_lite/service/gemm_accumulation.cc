@@ -1,10 +1,8 @@
 #include "xla_lite/service/gemm_accumulation.h"
 
-#include <cstdint>
 #include <utility>
 #include <vector>
 
-#include "xla_lite/service/gemm_layout.h"
 #include "xla_lite/service/hlo_rewrite_util.h"
 
 namespace xla_lite::gpu {
@@ -30,31 +28,7 @@ std::optional<float> BroadcastScalar(const HloInstruction& instr) {
   return static_cast<float>(scalar.literal().GetAsDouble(0));
 }
 
-bool SwapsMinorDimensions(const HloInstruction& transpose) {
-  int64_t rank = transpose.shape().rank();
-  if (transpose.opcode() != HloOpcode::kTranspose || rank < 2) return false;
-  std::vector<int64_t> swap;
-  for (int64_t d = 0; d < rank - 2; ++d) swap.push_back(d);
-  swap.push_back(rank - 1);
-  swap.push_back(rank - 2);
-  return transpose.dimensions() == swap;
-}
-
-// Whether the dot's two minor result dimensions are its m and n, so that
-// swapping them transposes every matrix of the gemm's result.
-bool HasOneFreeDimensionPerOperand(const HloInstruction& dot) {
-  const DotDimensionNumbers& dnums = dot.dot_dimension_numbers();
-  return FreeDimensions(dot.operand(0)->shape().rank(),
-                        dnums.lhs_batch_dimensions,
-                        dnums.lhs_contracting_dimensions)
-                 .size() == 1 &&
-         FreeDimensions(dot.operand(1)->shape().rank(),
-                        dnums.rhs_batch_dimensions,
-                        dnums.rhs_contracting_dimensions)
-                 .size() == 1;
-}
-
-// `term` as scale * dot or scale * transpose(dot), each op used once.
+// `term` as scale * dot, each op used once.
 std::optional<GemmAccumulation> MatchScaledDot(const HloInstruction& term) {
   if (!IsF32(term) || !HasOneUser(term)) return std::nullopt;
   GemmAccumulation match;
@@ -69,15 +43,7 @@ std::optional<GemmAccumulation> MatchScaledDot(const HloInstruction& term) {
     }
     if (product == &term || !HasOneUser(*product)) return std::nullopt;
   }
-  if (SwapsMinorDimensions(*product)) {
-    match.transposed = true;
-    product = product->operand(0);
-    if (!HasOneUser(*product)) return std::nullopt;
-  }
   if (product->opcode() != HloOpcode::kDot || !IsF32(*product)) {
-    return std::nullopt;
-  }
-  if (match.transposed && !HasOneFreeDimensionPerOperand(*product)) {
     return std::nullopt;
   }
   match.dot = product;

@@ -7,18 +7,16 @@
 
 namespace xla_lite::gpu {
 
-// A value of the form
-//   addend + alpha * dot       or   addend + alpha * transpose(dot)
-// (written as add, or as subtract with alpha negated, with alpha a scalar
-// constant multiply or 1), which one gemm with beta = 1 computes into the
-// addend's bytes: out = alpha * op(lhs) @ op(rhs) + out. An optimizer step
-// `w - lr * grad(w)` is the typical case; the gradient is then never stored
-// and no kernel of its own applies it.
+// A value of the form addend + alpha * dot (written as add, or as subtract
+// with alpha negated, with alpha a scalar constant multiply or 1), which
+// one gemm with beta = 1 computes into the addend's bytes: out = alpha *
+// op(lhs) @ op(rhs) + out. An optimizer step `w - lr * grad(w)` is the
+// typical case; the gradient is then never stored and no kernel of its own
+// applies it. A gradient transposed to the weight's shape arrives here as
+// a dot of swapped operands (SimplifyHlo folds the transpose into it).
 struct GemmAccumulation {
   const HloInstruction* dot = nullptr;
   const HloInstruction* addend = nullptr;
-  // The value holds the dot's two minor dimensions swapped.
-  bool transposed = false;
   float alpha = 1.0f;
 };
 

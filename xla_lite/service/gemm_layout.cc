@@ -156,18 +156,6 @@ std::vector<int64_t> FreeDimensions(int64_t rank,
   return free;
 }
 
-DotGemmLayout DotGemmLayout::Transposed() const {
-  DotGemmLayout t = *this;
-  std::swap(t.m, t.n);
-  t.transpose_lhs = !transpose_rhs;
-  t.transpose_rhs = !transpose_lhs;
-  std::swap(t.lhs_ld, t.rhs_ld);
-  for (GemmBatchDim& dim : t.batch_dims) {
-    std::swap(dim.lhs_stride, dim.rhs_stride);
-  }
-  return t;
-}
-
 absl::StatusOr<DotGemmLayout> FoldDotIntoGemm(const DotDimensionNumbers& dnums,
                                               const StridedArray& lhs,
                                               const StridedArray& rhs) {

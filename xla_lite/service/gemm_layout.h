@@ -40,10 +40,6 @@ struct DotGemmLayout {
   int64_t m = 1, n = 1, k = 1;
   bool transpose_lhs = false, transpose_rhs = false;
   int64_t lhs_ld = 1, rhs_ld = 1;
-
-  // The product that computes the result transposed (out^T = rhs^T lhs^T):
-  // the operands trade places and each op() flips.
-  DotGemmLayout Transposed() const;
 };
 
 // The gemm for a dot with `dnums` over operands held as `lhs` and `rhs`.

@@ -16,7 +16,6 @@ GemmOperandLayout BufferLayout(const GemmOperand& operand, bool transposed,
 }
 
 absl::StatusOr<GemmLowering> Lower(const HloInstruction& dot,
-                                   bool transposed_output,
                                    const Shape& output, float alpha,
                                    float beta) {
   const HloInstruction* lhs = dot.operand(0);
@@ -32,10 +31,6 @@ absl::StatusOr<GemmLowering> Lower(const HloInstruction& dot,
   GemmLowering lowering;
   lowering.lhs = ResolveGemmOperand(lhs);
   lowering.rhs = ResolveGemmOperand(rhs);
-  if (transposed_output) {
-    *layout = layout->Transposed();
-    std::swap(lowering.lhs, lowering.rhs);
-  }
   absl::StatusOr<GemmConfig> config = GemmConfig::ForStrided(
       BufferLayout(lowering.lhs, layout->transpose_lhs, layout->lhs_ld),
       BufferLayout(lowering.rhs, layout->transpose_rhs, layout->rhs_ld),
@@ -66,13 +61,12 @@ bool DotAllowsTf32(const HloInstruction& dot) {
 }
 
 absl::StatusOr<GemmLowering> LowerDot(const HloInstruction& dot) {
-  return Lower(dot, /*transposed_output=*/false, dot.shape(), 1.0f, 0.0f);
+  return Lower(dot, dot.shape(), 1.0f, 0.0f);
 }
 
 absl::StatusOr<GemmLowering> LowerAccumulation(
     const GemmAccumulation& accumulation, const Shape& value_shape) {
-  return Lower(*accumulation.dot, accumulation.transposed, value_shape,
-               accumulation.alpha, 1.0f);
+  return Lower(*accumulation.dot, value_shape, accumulation.alpha, 1.0f);
 }
 
 }  // namespace xla_lite::gpu
