@@ -306,20 +306,20 @@ void BM_EmittedGemmTiling(benchmark::State& state) {
 // The medium transformer's f32 projections, forward and backward (m, n, k,
 // transposes), as the exported step has them; with tilings, each of a few
 // register blocks and pass depths.
-void ProjectionArgs(benchmark::internal::Benchmark* b, bool tilings) {
+void ProjectionArgs(benchmark::internal::Benchmark* b, bool with_tilings) {
   const std::vector<std::vector<int64_t>> shapes = {
       {2048, 256, 1024, 0}, {2048, 256, 1024, 2}, {256, 1024, 2048, 1},
       {1024, 256, 2048, 1}, {2048, 1024, 256, 0}, {2048, 1024, 256, 2},
       {2048, 256, 768, 2},  {768, 256, 2048, 1},  {2048, 768, 256, 0},
       {256, 256, 2048, 1},  {2048, 256, 256, 0},  {2048, 256, 256, 2}};
-  const std::vector<std::vector<int64_t>> kTilings = {
+  const std::vector<std::vector<int64_t>> tilings = {
       {4, 4, 16}, {8, 4, 16}, {4, 8, 16}, {8, 4, 32}, {8, 8, 16}};
   for (const auto& s : shapes) {
-    if (!tilings) {
+    if (!with_tilings) {
       b->Args({s[0], s[1], s[2], 0, 0, s[3]});
       continue;
     }
-    for (const auto& t : kTilings) {
+    for (const auto& t : tilings) {
       b->Args({s[0], s[1], s[2], 0, 0, s[3], t[0], t[1], t[2]});
     }
   }
