@@ -486,6 +486,7 @@ DebugOptions DefaultDebugOptions() {
   // the transformers on an H100 (docs/benchmarks.md): off by default.
   options.set_xla_gpu_autotune_level(0);
   options.set_xla_gpu_warm_up_blas(true);
+  options.set_xla_gpu_f32_gemm_on_fp64_tensor_cores(true);
   return options;
 }
 

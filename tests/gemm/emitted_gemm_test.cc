@@ -213,6 +213,62 @@ TEST_P(EmittedGemmTest, Tf32TensorCoreTilesRoundOnlyWhereAllowed) {
   }
 }
 
+// f32 products on FP64 tensor cores (sm_90): each product is exact and
+// the sums are f64, so every element is the exact sum rounded once to f32
+// (within the f64 sums' own rounding), where an f32 accumulation drifts by
+// many f32 ulps over k = 515. Elsewhere (the host, HIP, other GPUs) the
+// same kernel takes the FMA product, with f32 sums. Partial tiles, every
+// transpose, strided batches, beta 0 and not.
+TEST_P(EmittedGemmTest, F64TensorCoreProductsRoundOnceToF32) {
+  std::mt19937 rng(31);
+  const se::DeviceDescription& device = executor_->GetDeviceDescription();
+  const bool f64_tensor_cores =
+      GetParam() == "cuda" && device.compute_major == 9;
+  for (int variant = 0; variant < 8; ++variant) {
+    GemmProblem problem{2,
+                        70,
+                        93,
+                        515,
+                        (variant & 1) != 0,
+                        (variant & 2) != 0,
+                        1.0f,
+                        variant == 5 ? 0.5f : 0.0f};
+    if ((variant & 4) != 0) {
+      problem.inner_batch = 3;
+      problem.pad = 2;
+    }
+    SCOPED_TRACE(problem.ToString());
+    absl::StatusOr<GemmConfig> config = problem.Config();
+    ASSERT_TRUE(config.ok()) << config.status();
+    config->f64_tensor_cores = true;
+    const GemmTiling tiling = gpu::ChooseGemmTiling(*config);
+    ASSERT_TRUE(gpu::UsesTensorCores(*config, tiling)) << tiling.ToString();
+    GemmOperands operands = RandomOperands(*config, rng);
+    auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
+                         gpu::GemmLaunchDimensionsFor(*config, tiling), *config,
+                         operands);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const ExpectedGemm want = ReferenceGemm(*config, operands);
+    // With beta the f32 sum of the rounded product and beta * out rounds
+    // again: that variant is held to the f32 kernels' tolerance.
+    if (!f64_tensor_cores || problem.beta != 0.0f) {
+      EXPECT_TRUE(MatchesReference(*config, *got, want));
+      continue;
+    }
+    int off = 0;
+    for (size_t i = 0; i < got->size(); ++i) {
+      const double exact = want.value[i];
+      // Half an f32 ulp of the exact sum, and a margin for the f64 sums.
+      const double bound = std::abs(exact) * std::ldexp(1.0, -24) + 1e-12;
+      if (std::abs((*got)[i] - exact) > bound && ++off <= 3) {
+        ADD_FAILURE() << "element " << i << ": " << (*got)[i] << " against "
+                      << exact;
+      }
+    }
+    EXPECT_EQ(off, 0);
+  }
+}
+
 // Sizes that are multiples of no tile, under every tiling the emitter can
 // choose, so each tile shape meets partial tiles along m, n and k; k is
 // staged in passes of 16, of 5 (the last one partial) and in one pass;

@@ -67,6 +67,11 @@ std::vector<se::KernelSpec> AllVariants() {
     absl::StatusOr<gpu::GemmConfig> tf32 = problem.Config();
     tf32->allow_tf32 = true;
     specs.push_back(gpu::EmitGemmKernel(*tf32, "tf32", tiling));
+    // f32 products on FP64 tensor cores, with and without beta.
+    absl::StatusOr<gpu::GemmConfig> f64 = problem.Config();
+    f64->f64_tensor_cores = true;
+    f64->beta = layout == 2 ? 0.5f : 0.0f;
+    specs.push_back(gpu::EmitGemmKernel(*f64, "f64", tiling));
   }
   // Operand runs of 4 as vector loads and output runs as vector stores
   // (sizes, leading dimensions and batch strides multiples of 4, beta 0):

@@ -88,6 +88,52 @@ TEST(GemmTilingTest, TensorCoreProductsKeepFourRowsAThread) {
   }
 }
 
+// FP64 tensor cores take the emitted gemm's f32 products that may not use
+// TF32 and fill the device with 64x64 tiles (attention's heads, whose batch
+// dimensions do not merge); BLAS's products, dense projections and long
+// contractions over few tiles (weight gradients) alike, stay with BLAS.
+TEST(GemmTilingTest, F64TensorCoresTakeF32ProductsWhereTheyPay) {
+  gpu::GemmEmission emission;
+  emission.max_size = int64_t{1} << 22;
+  auto suits = [&](const GemmProblem& problem) {
+    return gpu::SuitsF64TensorCores(ConfigOf(problem), emission);
+  };
+  GemmProblem heads{16, 128, 128, 64};
+  heads.inner_batch = 4;
+  EXPECT_TRUE(suits(heads));
+  GemmProblem one_head{16, 128, 128, 64};
+  one_head.inner_batch = 1;
+  one_head.pad = 2;
+  EXPECT_FALSE(suits(one_head));  // 64 tiles.
+  EXPECT_FALSE(suits({1, 2048, 256, 256}));
+  EXPECT_FALSE(suits({1, 2048, 1024, 256}));
+  EXPECT_FALSE(suits({1, 2048, 256, 1024}));
+  // 64 tiles over a contraction of 2,048.
+  EXPECT_FALSE(suits({1, 256, 1024, 2048}));
+  GemmProblem odd_k = heads;
+  odd_k.k = 60;
+  EXPECT_FALSE(suits(odd_k));
+  GemmProblem bf16 = heads;
+  bf16.type = DataType::kBF16;
+  EXPECT_FALSE(suits(bf16));
+  GemmConfig tf32 = ConfigOf(heads);
+  tf32.allow_tf32 = true;
+  EXPECT_FALSE(gpu::SuitsF64TensorCores(tf32, emission));
+
+  // Such a product is the emitted gemm whatever its size, on 64x64 tiles
+  // whatever the block count, on tensor cores.
+  GemmConfig marked = ConfigOf({1, 2048, 256, 256});
+  EXPECT_FALSE(gpu::UsesEmittedGemmKernel(marked, emission));
+  marked.f64_tensor_cores = true;
+  EXPECT_TRUE(gpu::UsesEmittedGemmKernel(marked, emission));
+  const GemmTiling tiling = ChooseGemmTiling(marked);
+  EXPECT_EQ(tiling.tile_m(), 64);
+  EXPECT_EQ(tiling.tile_n(), 64);
+  EXPECT_TRUE(gpu::UsesTensorCores(marked, tiling));
+  EXPECT_TRUE(absl::StrContains(gpu::EmitGemmKernel(marked, "dot").cuda_source,
+                                "m16n8k8.row.col.f64"));
+}
+
 TEST(GemmTilingTest, ShortContractionsAreStagedInOnePass) {
   // 24x96 by 96x80: 16x16 tiles, and 96 * (16 + 16 + 2) floats fit.
   GemmTiling short_k = ChooseGemmTiling(ConfigOf({1, 24, 80, 96}));

@@ -101,6 +101,60 @@ TEST(LibraryGemmKindsTest, ReadsTypesAndPrecisionOfEveryLibraryGemm) {
   EXPECT_FALSE(PlannedKinds(DotModule("f32", ""), DefaultDebugOptions()).any());
 }
 
+// Attention's scores at the highest precision, the medium transformer's
+// 16 x 4 heads of 128x128 by 64 (batch dimensions that do not merge): the
+// compiler's own kernel on FP64 tensor cores on a device of compute
+// capability 9.0, on FMA units elsewhere or with
+// xla_gpu_f32_gemm_on_fp64_tensor_cores off; never a library gemm. Its
+// projections stay library gemms on every device.
+TEST(LibraryGemmKindsTest, F64TensorCoresTakeOnlyTheEmittedGemms) {
+  constexpr char kAttention[] = R"(
+HloModule attention
+
+ENTRY main {
+  q = f32[16,128,4,64] parameter(0)
+  k = f32[16,128,4,64] parameter(1)
+  w = f32[256,256] parameter(2)
+  x = f32[2048,256] reshape(q)
+  p = f32[2048,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+  s = f32[16,4,128,128] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}, operand_precision={highest,highest}
+  ROOT t = (f32[2048,256], f32[16,4,128,128]) tuple(p, s)
+})";
+  auto plan_for = [&](const DebugOptions& options, int compute_major,
+                      int& f64_gemms) {
+    se::DeviceDescription device;
+    device.compute_major = compute_major;
+    const gpu::KernelEmission emission =
+        KernelEmissionFor(options, /*blas=*/true, /*dnn=*/true, 0, &device);
+    EXPECT_EQ(
+        emission.f64_tensor_cores,
+        compute_major == 9 && options.xla_gpu_f32_gemm_on_fp64_tensor_cores());
+    auto module = Parse(kAttention);
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) return std::string();
+    EXPECT_TRUE(RunHloPasses(module->get()).ok());
+    auto plan = gpu::BuildExecutionPlan(**module, emission);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    if (!plan.ok()) return std::string();
+    f64_gemms = 0;
+    for (const gpu::PlannedOp& op : plan->ops) {
+      if (op.kind == gpu::PlannedOp::Kind::kGemm && op.gemm.f64_tensor_cores) {
+        ++f64_gemms;
+      }
+    }
+    return LibraryGemmKinds(*plan, emission.gemm, false).ToString();
+  };
+  DebugOptions options = DefaultDebugOptions();
+  int f64_gemms = -1;
+  EXPECT_EQ(plan_for(options, 9, f64_gemms), "f32");
+  EXPECT_EQ(f64_gemms, 1);
+  EXPECT_EQ(plan_for(options, 8, f64_gemms), "f32");
+  EXPECT_EQ(f64_gemms, 0);
+  options.set_xla_gpu_f32_gemm_on_fp64_tensor_cores(false);
+  EXPECT_EQ(plan_for(options, 9, f64_gemms), "f32");
+  EXPECT_EQ(f64_gemms, 0);
+}
+
 // The kinds of every GemmThunk under `thunk`, control flow's included.
 void CollectGemmKinds(const gpu::Thunk& thunk, const DebugOptions& options,
                       GemmKinds& kinds, int& gemms) {

@@ -255,6 +255,7 @@ std::string GemmConfig::ToString() const {
       transpose_lhs ? "^T" : "", rhs_shape.ToString(),
       transpose_rhs ? "^T" : "", output_shape.ToString(), alpha, beta);
   if (allow_tf32) product += " tf32";
+  if (f64_tensor_cores) product += " f64tc";
   if (IsDense()) return product;
   std::vector<std::string> dims;
   for (const GemmBatchDim& dim : batch_dims) {

@@ -92,6 +92,10 @@ struct GemmConfig {
   // f32 operands may be rounded to TF32 (GemmCall::allow_tf32): the dot
   // asked for DEFAULT precision, as XLA reads it.
   bool allow_tf32 = false;
+  // An f32 product the emitted gemm runs on FP64 tensor cores (sm_90's
+  // mma.m16n8k8.f64): exact products, f64 sums, the result rounded to f32
+  // once. Set by the compiler (KernelEmission::Finish); BLAS never sees it.
+  bool f64_tensor_cores = false;
 };
 
 }  // namespace xla_lite::gpu

@@ -156,7 +156,8 @@ void WarnAboutTf32(const HloModule& module, const DebugOptions& options) {
 }  // namespace
 
 gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
-                                      bool dnn, int64_t gemm_workspace_bytes) {
+                                      bool dnn, int64_t gemm_workspace_bytes,
+                                      const se::DeviceDescription* device) {
   gpu::KernelEmission emission;
   emission.gemm.max_size = options.xla_gpu_emitted_gemm_max_size();
   emission.gemm.always = options.xla_gpu_use_emitted_gemm() || !blas;
@@ -169,6 +170,10 @@ gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
   emission.allow_excess_precision = options.xla_allow_excess_precision();
   emission.default_precision_tf32 =
       options.xla_gpu_default_precision_allows_tf32();
+  // sm_90's FP64 tensor cores match its FP32 units' peak; sm_80's m8n8k4
+  // shape and later parts' FP64 units do not pay.
+  emission.f64_tensor_cores = options.xla_gpu_f32_gemm_on_fp64_tensor_cores() &&
+                              device != nullptr && device->compute_major == 9;
   return emission;
 }
 
@@ -311,10 +316,12 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
       library_workspace == 0
           ? 0
           : library_workspace + gpu::GemmThunk::kWorkspaceAlignment;
+  const se::DeviceDescription* device =
+      executor == nullptr ? nullptr : &executor->GetDeviceDescription();
   ASSIGN_OR_RETURN(Lowering lowering,
                    Lower(*module, signature,
                          KernelEmissionFor(options, assumed.blas, assumed.dnn,
-                                           workspace_bytes),
+                                           workspace_bytes, device),
                          executor, options));
   loading.SetKinds(lowering.library_gemms);
   lap.Next();
@@ -328,7 +335,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
     ASSIGN_OR_RETURN(lowering,
                      Lower(*module, signature,
                            KernelEmissionFor(options, loaded.blas, loaded.dnn,
-                                             workspace_bytes),
+                                             workspace_bytes, device),
                            executor, options));
   }
   VLOG(1) << absl::StrFormat(

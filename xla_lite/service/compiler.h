@@ -28,9 +28,10 @@ absl::StatusOr<gpu::EntrySignature> EntrySignatureOf(const HloModule& module);
 // The kernel emission rules Compile lowers with, given `options`, whether
 // the executor has BLAS and DNN libraries, and the workspace its library
 // gemms take (StreamExecutor::GemmWorkspaceBytes).
-gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
-                                      bool dnn,
-                                      int64_t gemm_workspace_bytes = 0);
+gpu::KernelEmission KernelEmissionFor(
+    const DebugOptions& options, bool blas, bool dnn,
+    int64_t gemm_workspace_bytes = 0,
+    const se::DeviceDescription* device = nullptr);
 
 // Compiles `module` for `executor`'s platform:
 //   1. RunHloPasses;

@@ -37,6 +37,11 @@ struct KernelEmission {
   // f32 dots may round their operands to TF32 (GemmConfig::allow_tf32),
   // on BLAS and on the emitted gemm's tensor cores alike.
   bool default_precision_tf32 = true;
+  // DebugOptions' xla_gpu_f32_gemm_on_fp64_tensor_cores on a device with
+  // fast FP64 tensor cores (compute capability 9.0): f32 gemms that may not
+  // use TF32 and suit them (SuitsF64TensorCores) run there as the emitted
+  // gemm (GemmConfig::f64_tensor_cores).
+  bool f64_tensor_cores = false;
 
   // A lowered program as the plan keeps it, with the rule above applied.
   std::shared_ptr<const KernelProgram> Finish(
@@ -49,6 +54,8 @@ struct KernelEmission {
   // the kernel's tiling (which follows allow_tf32) see the same product.
   GemmConfig Finish(GemmConfig gemm) const {
     gemm.allow_tf32 = gemm.allow_tf32 && default_precision_tf32;
+    gemm.f64_tensor_cores =
+        f64_tensor_cores && SuitsF64TensorCores(gemm, this->gemm);
     return gemm;
   }
 };

@@ -53,7 +53,7 @@ se::KernelSpec EmitGemmKernel(const GemmConfig& config,
 // 128x128x64: 39.0 us in 4 cuBLAS calls, 13.1 us emitted, on an H100).
 bool UsesEmittedGemmKernel(const GemmConfig& config,
                            const GemmEmission& emission) {
-  if (emission.always) return true;
+  if (emission.always || config.f64_tensor_cores) return true;
   const int64_t size = config.batch * config.m * config.n * config.k;
   if (emission.max_size > 0 && config.batch_dims.size() > 1 &&
       size <= GemmEmission::kMaxSplitBatchSize) {
@@ -61,6 +61,25 @@ bool UsesEmittedGemmKernel(const GemmConfig& config,
   }
   return size <= emission.max_size &&
          ChooseGemmTiling(config).tile_k >= config.k;
+}
+
+bool SuitsF64TensorCores(const GemmConfig& config,
+                         const GemmEmission& emission) {
+  if (config.type != se::blas::DataType::kF32 ||
+      config.output_type != se::blas::DataType::kF32 || config.allow_tf32 ||
+      config.k < 8 || config.k % 8 != 0) {
+    return false;
+  }
+  const GemmTiling tiles;  // 64x64.
+  auto tiles_along = [](int64_t size, int64_t tile) {
+    return (size + tile - 1) / tile;
+  };
+  const int64_t blocks = tiles_along(config.m, tiles.tile_m()) *
+                         tiles_along(config.n, tiles.tile_n()) * config.batch;
+  if (blocks < kMinF64TensorCoreBlocks) return false;
+  GemmConfig fma = config;
+  fma.f64_tensor_cores = false;
+  return UsesEmittedGemmKernel(fma, emission);
 }
 
 se::LaunchDimensions GemmLaunchDimensions(const GemmConfig& config) {

@@ -58,6 +58,20 @@ struct GemmEmission {
 bool UsesEmittedGemmKernel(const GemmConfig& config,
                            const GemmEmission& emission);
 
+// Whether an f32 product that may not use TF32 runs on FP64 tensor cores
+// (GemmConfig::f64_tensor_cores) where the device has them: a product the
+// emitted gemm runs anyway (attention's heads, whose batch dimensions do
+// not merge), k a multiple of the MMA's 8, and at least
+// kMinF64TensorCoreBlocks tiles of 64x64. On an H200 that took the f32
+// medium transformer's attention products from 9.5-11.6 to 6.9-8.5 us.
+// Products BLAS runs stay there: this kernel was slower than cuBLAS's
+// SGEMM on the dense projections (2048x1024x256: 44 against 28.5 us; at
+// 2048x256x256, 14.3 against 13.1), and long contractions over few tiles
+// (weight gradients) need the split along k that BLAS does.
+bool SuitsF64TensorCores(const GemmConfig& config,
+                         const GemmEmission& emission);
+inline constexpr int64_t kMinF64TensorCoreBlocks = 128;
+
 // `name` as a C identifier, as EmitGemmKernel names its entry point.
 std::string GemmKernelEntryName(const std::string& name);
 

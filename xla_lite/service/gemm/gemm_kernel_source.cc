@@ -35,6 +35,7 @@ $FLOAT16
 $LOAD_RUN
 $ELEMENTS
 $MMA
+$ACC_TYPE
 $DEFINITIONS
 
 extern "C" __global__ void __launch_bounds__(256, 2)
@@ -79,7 +80,7 @@ $BATCH_OFFSETS
     const input_t* rhs_batch = rhs + rhs_offset;
     for (long long tile_m = blockIdx.y; tile_m < kTilesM; tile_m += gridDim.y) {
       const long long row0 = tile_m * kTileM;
-      float acc[kRowsPerThread][kColsPerThread];
+      xl_acc_t acc[kRowsPerThread][kColsPerThread];
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
 #pragma unroll
@@ -133,20 +134,27 @@ $STORE_RUNS
 // XL_MMA_K along k, reading its fragments from the f32 tiles: bf16
 // operands (which the tiles hold exactly) packed back into bf16 pairs,
 // m16n8k16; f32 operands whose dot allows TF32 rounded to it as cuBLAS
-// does (cvt.rna), m16n8k8. XL_MMA_FRAG(tile, kk, h, m) is the fragment
+// does (cvt.rna), m16n8k8; f32 operands on FP64 tensor cores
+// (GemmConfig::f64_tensor_cores, sm_90) widened exactly, m16n8k8 with f64
+// accumulators (xl_acc_t). XL_MMA_FRAG(tile, kk, h, m) is the fragment
 // register of column (A) or row (B) m holding half h of the step's k (the
 // thread's k offset t = lane % 4 in scope). acc[r][c] is then the
 // accumulator fragment's register r of column block c: row lane / 4 (+ 8
 // for r >= 2), column 2 * (lane % 4) + r % 2 of its block. Elsewhere (HIP,
 // older GPUs) the FMA product runs, with full f32 products.
 constexpr char kMmaSelectSource[] = R"(
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= $MMA_ARCH
 #define XL_GEMM_MMA 1
 #else
 #define XL_GEMM_MMA 0
 #endif
 #if XL_GEMM_MMA
-// acc[0..3][c] += A (a0..a3) x B (b0, b1), as XL_MMA_SHAPE multiplies.
+$MMA_TYPE#endif
+)";
+
+// acc[0..3][c] += A (a0..a3) x B (b0, b1), as XL_MMA_SHAPE multiplies, with
+// f32 accumulators and fragments of packed 32-bit registers.
+constexpr char kMmaF32AccSource[] = R"(
 #define XL_MMA(a0, a1, a2, a3, b0, b1, c)                                  \
   asm volatile("mma.sync.aligned." XL_MMA_SHAPE                             \
                " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "            \
@@ -154,7 +162,7 @@ constexpr char kMmaSelectSource[] = R"(
                : "+f"(acc[0][c]), "+f"(acc[1][c]), "+f"(acc[2][c]),         \
                  "+f"(acc[3][c])                                            \
                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1))
-$MMA_TYPE#endif
+typedef unsigned int xl_mma_frag_t;
 )";
 
 constexpr char kMmaBf16Source[] =
@@ -180,6 +188,24 @@ __device__ __forceinline__ unsigned int xl_tf32(float f) {
 #define XL_MMA_FRAG(tile, kk, h, m) xl_tf32(tile[(kk) + t + 4 * (h)][m])
 )";
 
+// FP64 tensor cores, in sm_90's m16n8k8 .f64 shape (the m8n8k4 shape,
+// which sm_80 has too, took 1.7 times as long for one product on an
+// H200): the f32 tile elements widened exactly, so every product is exact
+// and the f64 accumulators sum them; the store rounds each sum to f32
+// once. Fragments follow the TF32 shape's layout.
+constexpr char kMmaF64Source[] = R"(
+#define XL_MMA_K 8
+#define XL_MMA(a0, a1, a2, a3, b0, b1, c)                                  \
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"           \
+               " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "            \
+               "{%0, %1, %2, %3};"                                          \
+               : "+d"(acc[0][c]), "+d"(acc[1][c]), "+d"(acc[2][c]),         \
+                 "+d"(acc[3][c])                                            \
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1))
+typedef double xl_mma_frag_t;
+#define XL_MMA_FRAG(tile, kk, h, m) ((double)tile[(kk) + t + 4 * (h)][m])
+)";
+
 constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
         {
           const int lane = tid % 32, warp = tid / 32;
@@ -188,10 +214,10 @@ constexpr char kMmaTileProductSource[] = R"(#if XL_GEMM_MMA
           const int n0 = (warp % 2) * 8 * kColsPerThread + g;
 #pragma unroll
           for (int kk = 0; kk < kTileK; kk += XL_MMA_K) {
-            const unsigned int a0 = XL_MMA_FRAG(lhs_tile, kk, 0, m0);
-            const unsigned int a1 = XL_MMA_FRAG(lhs_tile, kk, 0, m0 + 8);
-            const unsigned int a2 = XL_MMA_FRAG(lhs_tile, kk, 1, m0);
-            const unsigned int a3 = XL_MMA_FRAG(lhs_tile, kk, 1, m0 + 8);
+            const xl_mma_frag_t a0 = XL_MMA_FRAG(lhs_tile, kk, 0, m0);
+            const xl_mma_frag_t a1 = XL_MMA_FRAG(lhs_tile, kk, 0, m0 + 8);
+            const xl_mma_frag_t a2 = XL_MMA_FRAG(lhs_tile, kk, 1, m0);
+            const xl_mma_frag_t a3 = XL_MMA_FRAG(lhs_tile, kk, 1, m0 + 8);
 #pragma unroll
             for (int c = 0; c < kColsPerThread; ++c) {
               const int n = n0 + 8 * c;
@@ -254,7 +280,7 @@ constexpr char kMmaStoreTemplate[] = R"(#if XL_GEMM_MMA
               row0 + (tid / 64) * 16 + (tid % 32) / 4 + h * 8;
           const long long col = col0 + (tid / 32 % 2) * 8 * kColsPerThread +
                                 8 * c + 2 * (tid % 4);
-          const float v[2] = {acc[2 * h][c], acc[2 * h + 1][c]};
+          const float v[2] = {(float)acc[2 * h][c], (float)acc[2 * h + 1][c]};
 $STORE_RUN
         }
       }
@@ -465,6 +491,17 @@ std::string FloatConstant(const char* name, float value) {
       value);
 }
 
+const char* MmaArch(const GemmConfig& config) {
+  return config.f64_tensor_cores ? "900" : "800";
+}
+
+std::string MmaTypeSource(const GemmConfig& config) {
+  if (config.f64_tensor_cores) return kMmaF64Source;
+  return absl::StrCat(kMmaF32AccSource, config.type == se::blas::DataType::kBF16
+                                            ? kMmaBf16Source
+                                            : kMmaTf32Source);
+}
+
 }  // namespace
 
 const char kStoreRunSource[] = R"(
@@ -598,12 +635,16 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
                                 {{"$FMA_PRODUCT", kGemmTileProductSource}})
           : kGemmTileProductSource;
   const std::string mma_source =
-      mma ? absl::StrReplaceAll(
-                kMmaSelectSource,
-                {{"$MMA_TYPE", config.type == se::blas::DataType::kBF16
-                                   ? kMmaBf16Source
-                                   : kMmaTf32Source}})
+      mma ? absl::StrReplaceAll(kMmaSelectSource,
+                                {{"$MMA_ARCH", MmaArch(config)},
+                                 {"$MMA_TYPE", MmaTypeSource(config)}})
           : "";
+  // FP64 tensor cores sum in f64; the FMA product (HIP, older GPUs) in f32.
+  const std::string acc_type =
+      mma && config.f64_tensor_cores
+          ? "#if XL_GEMM_MMA\ntypedef double xl_acc_t;\n#else\ntypedef "
+            "float xl_acc_t;\n#endif"
+          : "typedef float xl_acc_t;";
   // Runs of the output stored as vectors: no epilogue, nothing read back,
   // and rows that every thread's runs (tx's columns, or the tensor cores'
   // pairs) divide.
@@ -670,6 +711,7 @@ std::string GemmKernelSource(const GemmConfig& config, const GemmTiling& tiling,
           {"$AWAIT_PRODUCERS", kAwaitProducersSource},
           {"$TILE_PRODUCT", product},
           {"$MMA", mma_source},
+          {"$ACC_TYPE", acc_type},
           {"$FLOAT16", kFloat16DeviceSource},
           {"$LOAD_RUN", absl::StrCat(kLoadRunSource, kStoreRunSource)},
           {"$DEFINITIONS", epilogue == nullptr ? "" : epilogue->definitions},

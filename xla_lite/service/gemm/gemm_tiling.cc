@@ -41,14 +41,15 @@ std::string GemmTiling::ToString() const {
 }
 
 bool MayUseTensorCores(const GemmConfig& config) {
-  return config.type == se::blas::DataType::kBF16 || config.allow_tf32;
+  return config.type == se::blas::DataType::kBF16 || config.allow_tf32 ||
+         config.f64_tensor_cores;
 }
 
 GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
                             int64_t min_blocks) {
-  GemmTiling tiling = largest;
+  GemmTiling tiling = config.f64_tensor_cores ? GemmTiling() : largest;
   tiling.tile_k = GemmTiling::kDefaultTileK;
-  while (BlockCount(config, tiling) < min_blocks &&
+  while (!config.f64_tensor_cores && BlockCount(config, tiling) < min_blocks &&
          (tiling.rows_per_thread > 1 || tiling.cols_per_thread > 1)) {
     // Halve the side whose tiles overhang the output more, so that thin
     // products get thin tiles; on a tie, the larger register block, except

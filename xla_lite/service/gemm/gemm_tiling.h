@@ -52,16 +52,17 @@ struct GemmTiling {
   std::string ToString() const;
 };
 
-// Whether `config`'s product may run on tensor cores (bf16 operands, or
-// f32 operands that may round to TF32), tiles permitting
-// (UsesTensorCores).
+// Whether `config`'s product may run on tensor cores (bf16 operands, f32
+// operands that may round to TF32, or f32 products on FP64 tensor cores),
+// tiles permitting (UsesTensorCores).
 bool MayUseTensorCores(const GemmConfig& config);
 
 // The largest tiles, at most `largest`'s register blocks, that still give
 // the device `min_blocks` blocks to spread over its multiprocessors; small
-// products get small tiles. tile_k covers the whole contraction when both
-// operand tiles then fit in kMaxSharedBytes, else it is 64 or 32 where
-// those fit and k is longer.
+// products get small tiles. Products on FP64 tensor cores always take
+// 64x64 tiles (SuitsF64TensorCores asks for enough of them). tile_k covers the
+// whole contraction when both operand tiles then fit in kMaxSharedBytes, else
+// it is 64 or 32 where those fit and k is longer.
 GemmTiling ChooseGemmTiling(const GemmConfig& config,
                             const GemmTiling& largest = GemmTiling(),
                             int64_t min_blocks = GemmTiling::kMinBlocks);
