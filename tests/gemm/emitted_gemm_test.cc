@@ -29,6 +29,34 @@ using se::blas::DataType;
 
 class EmittedGemmTest : public GemmPlatformTest {
  protected:
+  // Variant `variant` of a 2 x 70 x 93 x `k` product: lhs transposed by
+  // bit 0, rhs by bit 1, attention's strided batches by bit 2.
+  static GemmProblem Variant(int variant, int64_t k, float alpha, float beta) {
+    GemmProblem problem{
+        2, 70, 93, k, (variant & 1) != 0, (variant & 2) != 0, alpha, beta};
+    if ((variant & 4) != 0) {
+      problem.inner_batch = 3;
+      problem.pad = 2;
+    }
+    return problem;
+  }
+
+  // Runs `config` through the emitted kernel with `tiling`, which must be
+  // on tensor cores, on random operands; `got` then holds the result and
+  // `want` the reference.
+  void RunOnTensorCores(const GemmConfig& config, const GemmTiling& tiling,
+                        std::mt19937& rng, std::vector<float>& got,
+                        ExpectedGemm& want) {
+    ASSERT_TRUE(gpu::UsesTensorCores(config, tiling)) << tiling.ToString();
+    GemmOperands operands = RandomOperands(config, rng);
+    auto result = RunKernel(EmitGemmKernel(config, "gemm", tiling),
+                            gpu::GemmLaunchDimensionsFor(config, tiling),
+                            config, operands);
+    ASSERT_TRUE(result.ok()) << result.status();
+    got = *std::move(result);
+    want = ReferenceGemm(config, operands);
+  }
+
   // Emits (with `tiling`, else the one the emitter chooses), runs and
   // checks one problem on random operands.
   void ExpectMatchesReference(const GemmProblem& problem, std::mt19937& rng,
@@ -180,28 +208,19 @@ TEST_P(EmittedGemmTest, Tf32TensorCoreTilesRoundOnlyWhereAllowed) {
   const se::DeviceDescription& device = executor_->GetDeviceDescription();
   const bool tensor_cores = GetParam() == "cuda" && device.compute_major >= 8;
   for (int variant = 0; variant < 8; ++variant) {
-    GemmProblem problem{
-        2, 70, 93, 83, (variant & 1) != 0, (variant & 2) != 0, 1.5f, 0.0f};
-    if ((variant & 4) != 0) {
-      problem.inner_batch = 3;
-      problem.pad = 2;
-    }
+    const GemmProblem problem = Variant(variant, 83, 1.5f, 0.0f);
     SCOPED_TRACE(problem.ToString());
     absl::StatusOr<GemmConfig> config = problem.Config();
     ASSERT_TRUE(config.ok()) << config.status();
     config->allow_tf32 = true;
-    const GemmTiling tiling;
-    ASSERT_TRUE(gpu::UsesTensorCores(*config, tiling));
-    GemmOperands operands = RandomOperands(*config, rng);
-    auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
-                         gpu::GemmLaunchDimensionsFor(*config, tiling), *config,
-                         operands);
-    ASSERT_TRUE(got.ok()) << got.status();
-    const ExpectedGemm want = ReferenceGemm(*config, operands);
+    std::vector<float> got;
+    ExpectedGemm want;
+    ASSERT_NO_FATAL_FAILURE(
+        RunOnTensorCores(*config, GemmTiling(), rng, got, want));
     // The largest error relative to the largest result.
     double worst = 0, scale = 0;
-    for (size_t i = 0; i < got->size(); ++i) {
-      worst = std::max(worst, std::abs((*got)[i] - want.value[i]));
+    for (size_t i = 0; i < got.size(); ++i) {
+      worst = std::max(worst, std::abs(got[i] - want.value[i]));
       scale = std::max(scale, std::abs(want.value[i]));
     }
     if (tensor_cores) {
@@ -225,43 +244,29 @@ TEST_P(EmittedGemmTest, F64TensorCoreProductsRoundOnceToF32) {
   const bool f64_tensor_cores =
       GetParam() == "cuda" && device.compute_major == 9;
   for (int variant = 0; variant < 8; ++variant) {
-    GemmProblem problem{2,
-                        70,
-                        93,
-                        515,
-                        (variant & 1) != 0,
-                        (variant & 2) != 0,
-                        1.0f,
-                        variant == 5 ? 0.5f : 0.0f};
-    if ((variant & 4) != 0) {
-      problem.inner_batch = 3;
-      problem.pad = 2;
-    }
+    const GemmProblem problem =
+        Variant(variant, 515, 1.0f, variant == 5 ? 0.5f : 0.0f);
     SCOPED_TRACE(problem.ToString());
     absl::StatusOr<GemmConfig> config = problem.Config();
     ASSERT_TRUE(config.ok()) << config.status();
     config->f64_tensor_cores = true;
-    const GemmTiling tiling = gpu::ChooseGemmTiling(*config);
-    ASSERT_TRUE(gpu::UsesTensorCores(*config, tiling)) << tiling.ToString();
-    GemmOperands operands = RandomOperands(*config, rng);
-    auto got = RunKernel(EmitGemmKernel(*config, "gemm", tiling),
-                         gpu::GemmLaunchDimensionsFor(*config, tiling), *config,
-                         operands);
-    ASSERT_TRUE(got.ok()) << got.status();
-    const ExpectedGemm want = ReferenceGemm(*config, operands);
+    std::vector<float> got;
+    ExpectedGemm want;
+    ASSERT_NO_FATAL_FAILURE(RunOnTensorCores(
+        *config, gpu::ChooseGemmTiling(*config), rng, got, want));
     // With beta the f32 sum of the rounded product and beta * out rounds
     // again: that variant is held to the f32 kernels' tolerance.
     if (!f64_tensor_cores || problem.beta != 0.0f) {
-      EXPECT_TRUE(MatchesReference(*config, *got, want));
+      EXPECT_TRUE(MatchesReference(*config, got, want));
       continue;
     }
     int off = 0;
-    for (size_t i = 0; i < got->size(); ++i) {
+    for (size_t i = 0; i < got.size(); ++i) {
       const double exact = want.value[i];
       // Half an f32 ulp of the exact sum, and a margin for the f64 sums.
       const double bound = std::abs(exact) * std::ldexp(1.0, -24) + 1e-12;
-      if (std::abs((*got)[i] - exact) > bound && ++off <= 3) {
-        ADD_FAILURE() << "element " << i << ": " << (*got)[i] << " against "
+      if (std::abs(got[i] - exact) > bound && ++off <= 3) {
+        ADD_FAILURE() << "element " << i << ": " << got[i] << " against "
                       << exact;
       }
     }
