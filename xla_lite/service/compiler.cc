@@ -170,8 +170,8 @@ gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
   emission.allow_excess_precision = options.xla_allow_excess_precision();
   emission.default_precision_tf32 =
       options.xla_gpu_default_precision_allows_tf32();
-  // sm_90's FP64 tensor cores match its FP32 units' peak; sm_80's m8n8k4
-  // shape and later parts' FP64 units do not pay.
+  // The m16n8k8 .f64 shape is sm_90's, whose FP64 tensor cores have its
+  // FP32 units' peak; other parts keep the FMA product (not measured).
   emission.f64_tensor_cores = options.xla_gpu_f32_gemm_on_fp64_tensor_cores() &&
                               device != nullptr && device->compute_major == 9;
   return emission;

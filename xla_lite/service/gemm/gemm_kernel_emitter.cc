@@ -70,13 +70,10 @@ bool SuitsF64TensorCores(const GemmConfig& config,
       config.k < 8 || config.k % 8 != 0) {
     return false;
   }
-  const GemmTiling tiles;  // 64x64.
-  auto tiles_along = [](int64_t size, int64_t tile) {
-    return (size + tile - 1) / tile;
-  };
-  const int64_t blocks = tiles_along(config.m, tiles.tile_m()) *
-                         tiles_along(config.n, tiles.tile_n()) * config.batch;
-  if (blocks < kMinF64TensorCoreBlocks) return false;
+  // The 64x64 tiles ChooseGemmTiling gives such products.
+  if (GemmBlockCount(config, GemmTiling()) < kMinF64TensorCoreBlocks) {
+    return false;
+  }
   GemmConfig fma = config;
   fma.f64_tensor_cores = false;
   return UsesEmittedGemmKernel(fma, emission);

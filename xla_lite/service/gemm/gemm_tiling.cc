@@ -14,12 +14,12 @@ constexpr int64_t kMaxGridYZ = 65535;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int64_t BlockCount(const GemmConfig& config, const GemmTiling& tiling) {
+}  // namespace
+
+int64_t GemmBlockCount(const GemmConfig& config, const GemmTiling& tiling) {
   return CeilDiv(config.m, tiling.tile_m()) *
          CeilDiv(config.n, tiling.tile_n()) * config.batch;
 }
-
-}  // namespace
 
 int64_t GemmTiling::SharedBytes() const {
   // Rows padded by 4 floats keep each thread's run 16-byte aligned.
@@ -47,9 +47,13 @@ bool MayUseTensorCores(const GemmConfig& config) {
 
 GemmTiling ChooseGemmTiling(const GemmConfig& config, const GemmTiling& largest,
                             int64_t min_blocks) {
-  GemmTiling tiling = config.f64_tensor_cores ? GemmTiling() : largest;
+  GemmTiling tiling = largest;
+  if (config.f64_tensor_cores) {
+    tiling = GemmTiling();
+    min_blocks = 0;
+  }
   tiling.tile_k = GemmTiling::kDefaultTileK;
-  while (!config.f64_tensor_cores && BlockCount(config, tiling) < min_blocks &&
+  while (GemmBlockCount(config, tiling) < min_blocks &&
          (tiling.rows_per_thread > 1 || tiling.cols_per_thread > 1)) {
     // Halve the side whose tiles overhang the output more, so that thin
     // products get thin tiles; on a tie, the larger register block, except

@@ -52,6 +52,10 @@ struct GemmTiling {
   std::string ToString() const;
 };
 
+// Output tiles of `tiling` over `config`'s product: blocks of its grid,
+// before the grid's caps.
+int64_t GemmBlockCount(const GemmConfig& config, const GemmTiling& tiling);
+
 // Whether `config`'s product may run on tensor cores (bf16 operands, f32
 // operands that may round to TF32, or f32 products on FP64 tensor cores),
 // tiles permitting (UsesTensorCores).
