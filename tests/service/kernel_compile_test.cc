@@ -277,6 +277,10 @@ TEST(KernelCompileTest, SourcesFollowThePortabilityRules) {
                   .size(),
               source.size() - std::strlen(gpu::kAwaitProducersSource))
         << "the macro block appears once, unchanged";
+    // No early trigger: dependents launch as this kernel's blocks exit.
+    // Launched at its start, their waiting blocks held resources that
+    // concurrent gemms needed (docs/benchmarks.md).
+    EXPECT_FALSE(absl::StrContains(source, "launch_dependents"));
     source = absl::StrReplaceAll(source, {{gpu::kAwaitProducersSource, ""}});
     // The shared helpers, verbatim: the host compiled the same text.
     EXPECT_TRUE(absl::StrContains(source, kFloat16DeviceSource));

@@ -17,8 +17,10 @@ namespace {
 
 namespace se = ::stream_executor;
 
-// y[i] = x[i] + 1. With `waits`, the kernel first releases its dependents
-// and waits for its producers, as the compiler's kernels do.
+// y[i] = x[i] + 1. With `waits`, the kernel waits for its producers, as the
+// compiler's kernels do, after releasing its dependents at once: they
+// launch earlier than the compiler's kernels let them (as their blocks
+// exit), the harder case for seeing every write.
 se::KernelSpec StepKernel(bool waits) {
   se::KernelSpec spec;
   spec.name = waits ? "step_waits" : "step";

@@ -573,16 +573,19 @@ __device__ __forceinline__ void xl_load_run(const float* p, float* v) {
 #endif  // XL_LOAD_RUN
 )";
 
-// The PTX of cudaTriggerProgrammaticLaunchCompletion() and
-// cudaGridDependencySynchronize(), which NVRTC does not declare; the only
-// inline assembly in emitted code, and only where __CUDA_ARCH__ says sm_90+.
+// The PTX of cudaGridDependencySynchronize(), which NVRTC does not declare;
+// the only inline assembly in emitted code, and only where __CUDA_ARCH__
+// says sm_90+. Kernels do not trigger their dependents early
+// (griddepcontrol.launch_dependents): each block triggers as it exits, so
+// a dependent launches as the last blocks finish, not while the whole grid
+// runs. Launched at a kernel's start, the dependents' blocks sat in
+// griddepcontrol.wait holding registers and shared memory that the library
+// gemms on other branches of the graph could have used: on an H200 the
+// early trigger cost the f32 transformer step 2.7%, the bf16 one 1.2% and
+// the tiny one 4.8% (docs/benchmarks.md).
 const char kAwaitProducersSource[] = R"(#ifndef XL_AWAIT_PRODUCERS
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define XL_AWAIT_PRODUCERS()                               \
-  do {                                                     \
-    asm volatile("griddepcontrol.launch_dependents;" :::); \
-    asm volatile("griddepcontrol.wait;" ::: "memory");     \
-  } while (0)
+#define XL_AWAIT_PRODUCERS() asm volatile("griddepcontrol.wait;" ::: "memory")
 #else
 #define XL_AWAIT_PRODUCERS() do { } while (0)
 #endif

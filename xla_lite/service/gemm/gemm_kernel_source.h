@@ -9,11 +9,11 @@
 namespace xla_lite::gpu {
 
 // Defines XL_AWAIT_PRODUCERS(), which every emitted kernel calls first: on
-// CUDA devices of compute capability 9.0 and up it lets the kernels that
-// depend on this one launch now (they wait in turn) and then waits until
-// the kernels this one depends on have finished and their writes are
-// visible, so a command buffer may join them with programmatic edges
-// (KernelSpec::waits_for_producers). Elsewhere it does nothing.
+// CUDA devices of compute capability 9.0 and up it waits until the kernels
+// this one depends on have finished and their writes are visible, so a
+// command buffer may join them with programmatic edges
+// (KernelSpec::waits_for_producers) and launch this kernel as their last
+// blocks exit. Elsewhere it does nothing.
 extern const char kAwaitProducersSource[];
 
 // A block's multiplication of its staged tiles, for kernels built like the
