@@ -163,6 +163,7 @@ GpuExecutable::GpuExecutable(
       parameter_allocations_(std::move(parameter_allocations)),
       signature_(std::move(params.signature)),
       debug_options_(std::move(params.debug_options)),
+      kernels_loaded_(std::move(params.kernels_loaded)),
       device_setup_(std::move(params.device_setup)),
       use_cached_allocs_(
           debug_options_.xla_gpu_command_buffer_use_cached_allocs()),
@@ -175,6 +176,7 @@ GpuExecutable::GpuExecutable(
 
 GpuExecutable::~GpuExecutable() {
   // Before the device memory goes: the setup uses the device too.
+  if (kernels_loaded_.valid()) kernels_loaded_.wait();
   if (device_setup_.valid()) device_setup_.wait();
   // Constants, cached buffers and loaded kernels may be in use by queued
   // work until every execution has completed.
@@ -590,6 +592,7 @@ GpuExecutable::InitializeExecutor(se::Stream* stream, ExecutionStats* stats) {
     ++stats->constants_uploaded;
     stats->constant_bytes_uploaded += allocation.size();
   }
+  if (kernels_loaded_.valid()) kernels_loaded_.wait();
   RETURN_IF_ERROR(thunks_->Initialize(
       Thunk::InitializeParams{executor, stream, &debug_options_}));
   // After the kernels load, which it overlaps.

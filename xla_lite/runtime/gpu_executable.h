@@ -70,6 +70,10 @@ class GpuExecutable {
     std::vector<BufferAllocation::Index> output_allocations;
     EntrySignature signature;
     DebugOptions debug_options;
+    // The compiler's loading of the program's kernels (PreloadKernels).
+    // The first initialization waits for it before loading them itself,
+    // then finds them loaded; destruction joins it. May be empty.
+    std::shared_future<void> kernels_loaded;
     // Work the compiler left running on the device (the BLAS warm-up of
     // its library thread). Initialization waits for it after loading the
     // kernels, so that executions start with the library set up and the
@@ -244,7 +248,9 @@ class GpuExecutable {
   const std::vector<BufferAllocation::Index> parameter_allocations_;
   const EntrySignature signature_;
   const DebugOptions debug_options_;
-  // Params::device_setup. A shared_future's get is safe from any thread.
+  // Params::kernels_loaded and device_setup. A shared_future's get is safe
+  // from any thread.
+  const std::shared_future<void> kernels_loaded_;
   const std::shared_future<void> device_setup_;
   // Read once from debug_options_.
   const bool use_cached_allocs_;

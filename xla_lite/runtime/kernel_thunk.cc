@@ -1,5 +1,8 @@
 #include "xla_lite/runtime/kernel_thunk.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -85,6 +88,31 @@ BufferUses KernelThunk::buffer_uses() const {
                                : BufferUse::Read(arguments_[i]));
   }
   return uses;
+}
+
+int64_t CompileThreads(int64_t forced, int64_t kernels) {
+  int64_t threads = forced;
+  if (threads <= 0) {
+    threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 16);
+  }
+  return std::min(threads, kernels);
+}
+
+void CompileKernels(se::StreamExecutor* executor,
+                    absl::Span<const se::KernelSpec* const> specs,
+                    int64_t threads) {
+  if (threads <= 1) return;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    for (size_t i = next++; i < specs.size() && !failed; i = next++) {
+      if (!executor->CompileKernel(*specs[i]).ok()) failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int64_t i = 1; i < threads; ++i) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
 }
 
 }  // namespace xla_lite::gpu

@@ -1,6 +1,7 @@
 #ifndef XLA_LITE_RUNTIME_KERNEL_THUNK_H_
 #define XLA_LITE_RUNTIME_KERNEL_THUNK_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "stream_executor/kernel.h"
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/runtime/thunk.h"
@@ -62,6 +64,22 @@ class KernelThunk : public Thunk {
   absl::flat_hash_map<se::StreamExecutor*, std::unique_ptr<se::Kernel>>
       kernels_ ABSL_GUARDED_BY(mu_);
 };
+
+// Threads for compiling `kernels` kernels: `forced`
+// (xla_gpu_force_compilation_parallelism), or one per core up to 16 when 0.
+int64_t CompileThreads(int64_t forced, int64_t kernels);
+
+// Compiles `specs` into `executor`'s kernel cache `threads` at a time, so
+// that the loads after it (one by one, in order) find them compiled: a
+// kernel missing from the caches takes the runtime compiler about 0.1 s on
+// a GPU host, and a training step has a hundred or more. Loading stays
+// serial: on the H100, modules loaded from 16 threads made a warm first
+// step slower, not faster. A failure only stops the batch; the in-order
+// loads meet the first failing kernel again and report it, so the error
+// does not depend on thread timing.
+void CompileKernels(se::StreamExecutor* executor,
+                    absl::Span<const se::KernelSpec* const> specs,
+                    int64_t threads);
 
 }  // namespace xla_lite::gpu
 

@@ -1,10 +1,7 @@
 #include "xla_lite/runtime/sequential_thunk.h"
 
-#include <algorithm>
-#include <atomic>
 #include <map>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -39,26 +36,8 @@ bool IsContainer(Thunk::Kind kind) {
          kind == Thunk::Kind::kConditional;
 }
 
-// Threads for compiling `kernels` kernels:
-// xla_gpu_force_compilation_parallelism, or one per core up to 16 when 0.
-int64_t CompileThreads(const Thunk::InitializeParams& params, int64_t kernels) {
-  int64_t threads =
-      params.debug_options == nullptr
-          ? 0
-          : params.debug_options->xla_gpu_force_compilation_parallelism();
-  if (threads <= 0) {
-    threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 16);
-  }
-  return std::min(threads, kernels);
-}
-
 // Compiles the kernels of `thunks` several at a time before Initialize
-// loads them one by one: a kernel missing from the caches takes the runtime
-// compiler about 0.1 s on a GPU host, and a training step has a hundred or
-// more. Loading stays serial: on the H100, modules loaded from 16 threads
-// made a warm first step slower, not faster. A failure only stops the
-// batch; Initialize's in-order loop meets the first failing kernel again
-// and reports it, so the error does not depend on thread timing.
+// loads them one by one (CompileKernels).
 void CompileKernels(const ThunkSequence& thunks,
                     const Thunk::InitializeParams& params) {
   std::vector<const se::KernelSpec*> specs;
@@ -67,19 +46,12 @@ void CompileKernels(const ThunkSequence& thunks,
       specs.push_back(&static_cast<const KernelThunk&>(*thunk).spec());
     }
   }
-  const int64_t threads = CompileThreads(params, specs.size());
-  if (threads <= 1) return;
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  auto work = [&] {
-    for (size_t i = next++; i < specs.size() && !failed; i = next++) {
-      if (!params.executor->CompileKernel(*specs[i]).ok()) failed = true;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int64_t i = 1; i < threads; ++i) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  const int64_t forced =
+      params.debug_options == nullptr
+          ? 0
+          : params.debug_options->xla_gpu_force_compilation_parallelism();
+  gpu::CompileKernels(params.executor, specs,
+                      CompileThreads(forced, specs.size()));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "glog/logging.h"
 #include "xla_lite/hlo/hlo_verifier.h"
 #include "xla_lite/runtime/gemm_thunk.h"
+#include "xla_lite/runtime/kernel_preload.h"
 #include "xla_lite/service/blas_warmup.h"
 #include "xla_lite/service/buffer_assignment.h"
 #include "xla_lite/service/call_inliner.h"
@@ -355,6 +356,15 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   params.output_allocations = std::move(lowering.assignment.output_allocations);
   params.signature = std::move(signature);
   params.debug_options = options;
+  if (executor != nullptr) {
+    params.kernels_loaded =
+        std::async(std::launch::async,
+                   [executor, specs = gpu::KernelSpecsUnder(params.thunks),
+                    threads = options.xla_gpu_force_compilation_parallelism()] {
+                     gpu::PreloadKernels(executor, specs, threads);
+                   })
+            .share();
+  }
   params.device_setup = std::move(loading.done);
   return gpu::GpuExecutable::Create(std::move(params));
 }
