@@ -1,7 +1,9 @@
 // The compiler's kernel preloading: every KernelThunk of a program is
-// found, control flow's and command buffers' included, in program order,
-// and once PreloadKernels has run, loading a kernel again is a lookup of
-// the executor's caches (no compilation, no disk read).
+// found, control flow's and command buffers' included, in program order
+// and each source once; once PreloadKernels has run, loading a kernel
+// again is a lookup of the executor's caches (no compilation, no disk
+// read); a failure ends it and is reported by the load; a preload on its
+// own thread can be stopped.
 
 #include "xla_lite/runtime/kernel_preload.h"
 
@@ -10,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stream_executor/gpu/gpu_executor.h"
 #include "tests/runtime/runtime_test_base.h"
@@ -29,13 +32,16 @@ using gpu::Thunk;
 using gpu::ThunkSequence;
 
 // A program of every container kind, and its kernels' names in program
-// order. No thunk runs, so the slices only need to exist.
+// order, each kernel with a source of its own. No thunk runs, so the
+// slices only need to exist.
 struct Program {
   BufferAllocation allocation = BufferAllocation::Temp(0, 64);
   ThunkSequence thunks;
   std::vector<std::string> kernels;
 
-  std::unique_ptr<Thunk> Kernel(se::KernelSpec spec, std::string name) {
+  std::unique_ptr<Thunk> Kernel(std::string name) {
+    // The element count is baked into the source: distinct sources.
+    se::KernelSpec spec = AxpyKernel(kernels.size() + 1, 1.0f);
     spec.name = name;
     kernels.push_back(name);
     return std::make_unique<gpu::KernelThunk>(
@@ -54,96 +60,163 @@ struct Program {
 
 Program EveryContainer() {
   Program p;
-  p.thunks.push_back(p.Kernel(IncrementKernel(), "top"));
+  p.thunks.push_back(p.Kernel("top"));
   {
     ThunkSequence recorded;
-    recorded.push_back(p.Kernel(IncrementKernel(), "recorded"));
+    recorded.push_back(p.Kernel("recorded"));
     p.thunks.push_back(std::make_unique<gpu::CommandBufferThunk>(
         "command_buffer", std::move(recorded)));
   }
   {
-    auto condition = p.Sequence("cond", p.Kernel(IncrementKernel(), "cond"));
-    auto body = p.Sequence("body", p.Kernel(IncrementKernel(), "body"));
+    auto condition = p.Sequence("cond", p.Kernel("cond"));
+    auto body = p.Sequence("body", p.Kernel("body"));
     p.thunks.push_back(std::make_unique<gpu::WhileThunk>(
         "loop", p.allocation.GetSlice(4, 1), std::move(condition),
         std::move(body)));
   }
   {
     std::vector<std::unique_ptr<SequentialThunk>> branches;
-    branches.push_back(p.Sequence("b0", p.Kernel(IncrementKernel(), "b0")));
-    branches.push_back(p.Sequence("b1", p.Kernel(IncrementKernel(), "b1")));
+    branches.push_back(p.Sequence("b0", p.Kernel("b0")));
+    branches.push_back(p.Sequence("b1", p.Kernel("b1")));
     p.thunks.push_back(std::make_unique<gpu::ConditionalThunk>(
         "cond_branch", p.allocation.GetSlice(8, 4), std::move(branches)));
   }
   {
     ThunkSequence nested;
-    nested.push_back(p.Kernel(IncrementKernel(), "nested"));
+    nested.push_back(p.Kernel("nested"));
     p.thunks.push_back(
         std::make_unique<SequentialThunk>("sequence", std::move(nested)));
   }
-  p.thunks.push_back(p.Kernel(IncrementKernel(), "last"));
+  p.thunks.push_back(p.Kernel("last"));
   return p;
+}
+
+std::vector<std::string> Names(const std::vector<se::KernelSpec>& specs) {
+  std::vector<std::string> names;
+  for (const se::KernelSpec& spec : specs) names.push_back(spec.name);
+  return names;
 }
 
 TEST(KernelPreloadTest, FindsEveryKernelThunkInProgramOrder) {
   const Program program = EveryContainer();
-  std::vector<std::string> names;
-  for (const se::KernelSpec& spec : gpu::KernelSpecsUnder(program.thunks)) {
-    names.push_back(spec.name);
-  }
+  const std::vector<std::string> names =
+      Names(gpu::KernelSpecsUnder(program.thunks));
   EXPECT_EQ(names, program.kernels);
-  EXPECT_EQ(names.size(), 8);
+  EXPECT_EQ(names.size(), 8u);
 }
 
-class KernelPreloadPlatformTest : public RuntimeTest {};
+// A second thunk of the first kernel's source (an unrolled loop's copy)
+// is not preloaded again.
+TEST(KernelPreloadTest, ListsEachSourceOnce) {
+  Program program = EveryContainer();
+  const std::vector<std::string> kernels = program.kernels;
+  const auto& first = static_cast<const gpu::KernelThunk&>(*program.thunks[0]);
+  se::KernelSpec copy = first.spec();
+  copy.name = "copy_of_top";
+  program.thunks.push_back(std::make_unique<gpu::KernelThunk>(
+      "copy", std::move(copy), se::LaunchDimensions(1, 1),
+      std::vector<BufferAllocation::Slice>{program.allocation.GetSlice(0, 4)},
+      std::vector<bool>{true}));
+  EXPECT_EQ(Names(gpu::KernelSpecsUnder(program.thunks)), kernels);
+}
 
-// Distinct kernels (a source each), preloaded: every one compiles or
-// comes from disk once, and loading them again only hits memory. On the
-// host, kernels are host functions and load as before.
-TEST_P(KernelPreloadPlatformTest, LeavesInitializationOnlyLookups) {
-  std::vector<se::KernelSpec> specs;
-  for (int i = 0; i < 6; ++i) {
-    specs.push_back(AxpyKernel(8 + i, 1.0f + i));
+class KernelPreloadPlatformTest : public RuntimeTest {
+ protected:
+  // Distinct kernels, `count` of them, none loaded before in this process.
+  static std::vector<se::KernelSpec> FreshKernels(int count) {
+    static int next = 100;
+    std::vector<se::KernelSpec> specs;
+    for (int i = 0; i < count; ++i) specs.push_back(AxpyKernel(next++, 2.0f));
+    return specs;
   }
-  auto* gpu_executor = dynamic_cast<se::gpu::GpuExecutor*>(executor_);
-  const se::gpu::GpuKernelCacheStats before =
-      gpu_executor == nullptr ? se::gpu::GpuKernelCacheStats{}
-                              : gpu_executor->kernel_cache_stats();
-  gpu::PreloadKernels(executor_, specs, /*forced_threads=*/3);
-  se::gpu::GpuKernelCacheStats after_preload;
-  if (gpu_executor != nullptr) {
-    after_preload = gpu_executor->kernel_cache_stats();
-    const int64_t fetched = (after_preload.compilations - before.compilations) +
-                            (after_preload.disk_hits - before.disk_hits) +
-                            (after_preload.memory_hits - before.memory_hits);
-    // At least once each: the compile batch, then the loads' lookups.
-    EXPECT_GE(fetched, static_cast<int64_t>(specs.size()));
+  // The GPU executor's kernel cache counters; zeros on the host.
+  se::gpu::GpuKernelCacheStats Stats() const {
+    auto* gpu_executor = dynamic_cast<se::gpu::GpuExecutor*>(executor_);
+    return gpu_executor == nullptr ? se::gpu::GpuKernelCacheStats{}
+                                   : gpu_executor->kernel_cache_stats();
+  }
+  bool HasKernelCache() const {
+    return dynamic_cast<se::gpu::GpuExecutor*>(executor_) != nullptr;
+  }
+};
+
+// Preloaded, each kernel compiles (or comes from disk) once and is looked
+// up once by the preload's own load; loading it again only hits memory.
+TEST_P(KernelPreloadPlatformTest, LeavesInitializationOnlyLookups) {
+  const std::vector<se::KernelSpec> specs = FreshKernels(6);
+  const int64_t n = specs.size();
+  const se::gpu::GpuKernelCacheStats before = Stats();
+  EXPECT_EQ(gpu::PreloadKernels(executor_, specs, /*forced_threads=*/3), n);
+  const se::gpu::GpuKernelCacheStats preloaded = Stats();
+  if (HasKernelCache()) {
+    EXPECT_EQ((preloaded.compilations - before.compilations) +
+                  (preloaded.disk_hits - before.disk_hits),
+              n);
+    EXPECT_EQ(preloaded.memory_hits - before.memory_hits, n);
   }
   for (const se::KernelSpec& spec : specs) {
     auto kernel = executor_->LoadKernel(spec);
     ASSERT_TRUE(kernel.ok()) << spec.name << ": " << kernel.status();
   }
-  if (gpu_executor != nullptr) {
-    const se::gpu::GpuKernelCacheStats after =
-        gpu_executor->kernel_cache_stats();
-    EXPECT_EQ(after.compilations, after_preload.compilations);
-    EXPECT_EQ(after.disk_hits, after_preload.disk_hits);
-    EXPECT_EQ(after.memory_hits - after_preload.memory_hits,
-              static_cast<int64_t>(specs.size()));
+  const se::gpu::GpuKernelCacheStats after = Stats();
+  EXPECT_EQ(after.compilations, preloaded.compilations);
+  EXPECT_EQ(after.disk_hits, preloaded.disk_hits);
+  if (HasKernelCache()) {
+    EXPECT_EQ(after.memory_hits - preloaded.memory_hits, n);
   }
 }
 
-// A kernel that fails to compile is dropped by the preload, and loading it
-// still reports the compiler's error.
-TEST_P(KernelPreloadPlatformTest, LeavesErrorsToInitialization) {
-  se::KernelSpec broken = IncrementKernel();
-  broken.name = "preload_broken";
-  broken.cuda_source = "extern \"C\" __global__ void preload_broken( {";
-  gpu::PreloadKernels(executor_, {broken}, 0);
-  if (GetParam() == "host") {
-    EXPECT_TRUE(executor_->LoadKernel(broken).ok());
-  } else {
-    EXPECT_FALSE(executor_->LoadKernel(broken).ok());
+// A kernel that fails to compile ends the preload there (the kernels
+// before it are loaded), and loading it still reports the compiler's
+// error, naming the kernel. The host loads host functions and never
+// compiles, so it loads all three.
+TEST_P(KernelPreloadPlatformTest, StopsAtAFailureAndLeavesItsError) {
+  std::vector<se::KernelSpec> specs = FreshKernels(3);
+  specs[1].name = "preload_broken";
+  specs[1].cuda_source = "extern \"C\" __global__ void preload_broken( {";
+  const int64_t loaded = gpu::PreloadKernels(executor_, specs, 2);
+  auto broken = executor_->LoadKernel(specs[1]);
+  if (!HasKernelCache()) {
+    EXPECT_EQ(loaded, 3);
+    EXPECT_TRUE(broken.ok()) << broken.status();
+    return;
+  }
+  EXPECT_EQ(loaded, 1);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_THAT(std::string(broken.status().message()),
+              ::testing::HasSubstr("preload_broken"));
+  // The first kernel was loaded: loading it again is a memory hit.
+  const se::gpu::GpuKernelCacheStats before = Stats();
+  ASSERT_TRUE(executor_->LoadKernel(specs[0]).ok());
+  EXPECT_EQ(Stats().memory_hits - before.memory_hits, 1);
+  EXPECT_EQ(Stats().compilations, before.compilations);
+}
+
+// A preload on its own thread: waited for, its kernels are loaded; stopped
+// at once and destroyed, it returns, and the executor loads kernels as
+// before.
+TEST_P(KernelPreloadPlatformTest, RunsOnItsThreadAndStops) {
+  const std::vector<se::KernelSpec> waited = FreshKernels(4);
+  {
+    gpu::KernelPreload preload(executor_, waited, 2);
+    EXPECT_EQ(preload.executor(), executor_);
+    preload.Wait();
+  }
+  const se::gpu::GpuKernelCacheStats before = Stats();
+  for (const se::KernelSpec& spec : waited) {
+    ASSERT_TRUE(executor_->LoadKernel(spec).ok());
+  }
+  EXPECT_EQ(Stats().compilations, before.compilations);
+  EXPECT_EQ(Stats().disk_hits, before.disk_hits);
+
+  const std::vector<se::KernelSpec> stopped = FreshKernels(4);
+  {
+    gpu::KernelPreload preload(executor_, stopped, 2);
+    preload.Stop();
+  }  // Joins.
+  for (const se::KernelSpec& spec : stopped) {
+    auto kernel = executor_->LoadKernel(spec);
+    EXPECT_TRUE(kernel.ok()) << kernel.status();
   }
 }
 

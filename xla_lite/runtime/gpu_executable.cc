@@ -163,7 +163,7 @@ GpuExecutable::GpuExecutable(
       parameter_allocations_(std::move(parameter_allocations)),
       signature_(std::move(params.signature)),
       debug_options_(std::move(params.debug_options)),
-      kernels_loaded_(std::move(params.kernels_loaded)),
+      kernel_preload_(std::move(params.kernel_preload)),
       device_setup_(std::move(params.device_setup)),
       use_cached_allocs_(
           debug_options_.xla_gpu_command_buffer_use_cached_allocs()),
@@ -176,7 +176,11 @@ GpuExecutable::GpuExecutable(
 
 GpuExecutable::~GpuExecutable() {
   // Before the device memory goes: the setup uses the device too.
-  if (kernels_loaded_.valid()) kernels_loaded_.wait();
+  if (kernel_preload_ != nullptr) {
+    // Kernels nobody will launch need not finish loading.
+    kernel_preload_->Stop();
+    kernel_preload_->Wait();
+  }
   if (device_setup_.valid()) device_setup_.wait();
   // Constants, cached buffers and loaded kernels may be in use by queued
   // work until every execution has completed.
@@ -592,7 +596,9 @@ GpuExecutable::InitializeExecutor(se::Stream* stream, ExecutionStats* stats) {
     ++stats->constants_uploaded;
     stats->constant_bytes_uploaded += allocation.size();
   }
-  if (kernels_loaded_.valid()) kernels_loaded_.wait();
+  if (kernel_preload_ != nullptr && kernel_preload_->executor() == executor) {
+    kernel_preload_->Wait();
+  }
   RETURN_IF_ERROR(thunks_->Initialize(
       Thunk::InitializeParams{executor, stream, &debug_options_}));
   // After the kernels load, which it overlaps.

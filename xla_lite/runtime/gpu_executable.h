@@ -20,6 +20,7 @@
 #include "xla_lite/runtime/execution_input.h"
 #include "xla_lite/runtime/execution_output.h"
 #include "xla_lite/runtime/execution_stats.h"
+#include "xla_lite/runtime/kernel_preload.h"
 #include "xla_lite/runtime/run_options.h"
 #include "xla_lite/runtime/sequential_thunk.h"
 
@@ -70,10 +71,10 @@ class GpuExecutable {
     std::vector<BufferAllocation::Index> output_allocations;
     EntrySignature signature;
     DebugOptions debug_options;
-    // The compiler's loading of the program's kernels (PreloadKernels).
-    // The first initialization waits for it before loading them itself,
-    // then finds them loaded; destruction joins it. May be empty.
-    std::shared_future<void> kernels_loaded;
+    // The compiler's loading of the program's kernels. The first
+    // initialization on its executor waits for it before loading them
+    // itself, then finds them loaded; destruction stops it. May be null.
+    std::shared_ptr<KernelPreload> kernel_preload;
     // Work the compiler left running on the device (the BLAS warm-up of
     // its library thread). Initialization waits for it after loading the
     // kernels, so that executions start with the library set up and the
@@ -248,9 +249,9 @@ class GpuExecutable {
   const std::vector<BufferAllocation::Index> parameter_allocations_;
   const EntrySignature signature_;
   const DebugOptions debug_options_;
-  // Params::kernels_loaded and device_setup. A shared_future's get is safe
-  // from any thread.
-  const std::shared_future<void> kernels_loaded_;
+  // Params::kernel_preload and device_setup. Their waits are safe from any
+  // thread.
+  const std::shared_ptr<KernelPreload> kernel_preload_;
   const std::shared_future<void> device_setup_;
   // Read once from debug_options_.
   const bool use_cached_allocs_;

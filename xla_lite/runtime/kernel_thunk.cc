@@ -100,12 +100,13 @@ int64_t CompileThreads(int64_t forced, int64_t kernels) {
 
 void CompileKernels(se::StreamExecutor* executor,
                     absl::Span<const se::KernelSpec* const> specs,
-                    int64_t threads) {
+                    int64_t threads, const std::atomic<bool>* stop) {
   if (threads <= 1) return;
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
+  auto stopped = [&] { return failed || (stop != nullptr && *stop); };
   auto work = [&] {
-    for (size_t i = next++; i < specs.size() && !failed; i = next++) {
+    for (size_t i = next++; i < specs.size() && !stopped(); i = next++) {
       if (!executor->CompileKernel(*specs[i]).ok()) failed = true;
     }
   };

@@ -1,6 +1,7 @@
 #ifndef XLA_LITE_RUNTIME_KERNEL_THUNK_H_
 #define XLA_LITE_RUNTIME_KERNEL_THUNK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -74,12 +75,13 @@ int64_t CompileThreads(int64_t forced, int64_t kernels);
 // kernel missing from the caches takes the runtime compiler about 0.1 s on
 // a GPU host, and a training step has a hundred or more. Loading stays
 // serial: on the H100, modules loaded from 16 threads made a warm first
-// step slower, not faster. A failure only stops the batch; the in-order
-// loads meet the first failing kernel again and report it, so the error
-// does not depend on thread timing.
+// step slower, not faster. A failure (or `stop`, when given and set) only
+// stops the batch; initialization's in-order loads meet the first failing
+// kernel again and report it, so the error does not depend on thread
+// timing.
 void CompileKernels(se::StreamExecutor* executor,
                     absl::Span<const se::KernelSpec* const> specs,
-                    int64_t threads);
+                    int64_t threads, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace xla_lite::gpu
 

@@ -38,8 +38,8 @@ bool IsContainer(Thunk::Kind kind) {
 
 // Compiles the kernels of `thunks` several at a time before Initialize
 // loads them one by one (CompileKernels).
-void CompileKernels(const ThunkSequence& thunks,
-                    const Thunk::InitializeParams& params) {
+void CompileKernelsOf(const ThunkSequence& thunks,
+                      const Thunk::InitializeParams& params) {
   std::vector<const se::KernelSpec*> specs;
   for (const auto& thunk : thunks) {
     if (thunk->kind() == Thunk::Kind::kKernel) {
@@ -50,8 +50,7 @@ void CompileKernels(const ThunkSequence& thunks,
       params.debug_options == nullptr
           ? 0
           : params.debug_options->xla_gpu_force_compilation_parallelism();
-  gpu::CompileKernels(params.executor, specs,
-                      CompileThreads(forced, specs.size()));
+  CompileKernels(params.executor, specs, CompileThreads(forced, specs.size()));
 }
 
 }  // namespace
@@ -65,7 +64,7 @@ absl::Status SequentialThunk::Initialize(const InitializeParams& params) {
   const bool timed = VLOG_IS_ON(1);
   std::map<std::string, std::pair<int64_t, absl::Duration>> by_kind;
   absl::Time start = absl::Now();
-  CompileKernels(thunks_, params);
+  CompileKernelsOf(thunks_, params);
   // The loop below finds those kernels compiled; their time is the batch's
   // and the loop's.
   const absl::Duration kernel_batch = absl::Now() - start;

@@ -357,13 +357,9 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
   params.signature = std::move(signature);
   params.debug_options = options;
   if (executor != nullptr) {
-    params.kernels_loaded =
-        std::async(std::launch::async,
-                   [executor, specs = gpu::KernelSpecsUnder(params.thunks),
-                    threads = options.xla_gpu_force_compilation_parallelism()] {
-                     gpu::PreloadKernels(executor, specs, threads);
-                   })
-            .share();
+    params.kernel_preload = std::make_shared<gpu::KernelPreload>(
+        executor, gpu::KernelSpecsUnder(params.thunks),
+        options.xla_gpu_force_compilation_parallelism());
   }
   params.device_setup = std::move(loading.done);
   return gpu::GpuExecutable::Create(std::move(params));
