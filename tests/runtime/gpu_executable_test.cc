@@ -2,6 +2,8 @@
 // parameters, a constant, a temp and three outputs) against a plain C++
 // reference, on every platform.
 
+#include "xla_lite/runtime/gpu_executable.h"
+
 #include <cmath>
 #include <memory>
 #include <random>
@@ -12,7 +14,7 @@
 #include "tests/runtime/mlp_program.h"
 #include "tests/runtime/runtime_test_base.h"
 #include "tests/runtime/test_kernels.h"
-#include "xla_lite/runtime/gpu_executable.h"
+#include "xla_lite/runtime/kernel_preload.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -84,6 +86,32 @@ TEST_P(GpuExecutableTest, ComputesKnownFunctionTwiceWithDifferentArguments) {
   EXPECT_NE(stats.ToString().find("executions=2"), std::string::npos);
   executable.reset();
   EXPECT_EQ(HeldBytes(), 0);
+}
+
+// With the compiler's kernel preload: the first run waits for it and
+// computes the same results; an executable destroyed before it ran stops
+// its preload and leaves nothing held. (TSan runs this suite.)
+TEST_P(GpuExecutableTest, RunsAfterItsKernelPreloadAndStopsIt) {
+  for (bool run : {true, false}) {
+    SCOPED_TRACE(run ? "runs" : "destroyed before it runs");
+    GpuExecutable::Params params =
+        MlpExecutableParams(BuildMlpProgram(BiasReluScaleKernel(kMlpM, kMlpN)));
+    params.kernel_preload = std::make_shared<gpu::KernelPreload>(
+        executor_, gpu::KernelSpecsUnder(params.thunks), 2);
+    auto executable = GpuExecutable::Create(std::move(params));
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    if (run) {
+      std::mt19937 rng(13);
+      Arguments args = RandomArguments(rng);
+      auto output =
+          (*executable)->ExecuteAsyncOnStream(Options(), args.Borrowed());
+      ASSERT_TRUE(output.ok()) << output.status();
+      XLA_LITE_ASSERT_OK(stream_->BlockHostUntilDone());
+      ExpectResults(*output, args);
+    }
+    executable->reset();
+    EXPECT_EQ(HeldBytes(), 0);
+  }
 }
 
 TEST_P(GpuExecutableTest, RunsOnTwoStreamsAtOnce) {
