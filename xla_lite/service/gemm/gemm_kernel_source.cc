@@ -574,8 +574,8 @@ __device__ __forceinline__ void xl_load_run(const float* p, float* v) {
 )";
 
 // The PTX of cudaGridDependencySynchronize(), which NVRTC does not declare;
-// the only inline assembly in emitted code, and only where __CUDA_ARCH__
-// says sm_90+. Kernels do not trigger their dependents early
+// with the gemms' mma.sync products the only inline assembly in emitted
+// code, and only where __CUDA_ARCH__ says sm_90+. Kernels do not trigger their dependents early
 // (griddepcontrol.launch_dependents): each block triggers as it exits, so
 // a dependent launches as the last blocks finish, not while the whole grid
 // runs. Launched at a kernel's start, the dependents' blocks sat in
