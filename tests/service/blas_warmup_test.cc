@@ -1,9 +1,13 @@
-// The BLAS warm-up Compile starts on its library thread: the gemm kinds it
-// reads from the plan are exactly those of the library gemms the compiler
-// emits (emitted gemms, which need no library, left out), and the warm-up
-// runs on every platform and leaves no memory behind.
+// The BLAS warm-up Compile starts on its library thread: the gemm kinds and
+// shapes it reads from the plan are exactly those of the library gemms the
+// compiler emits (emitted gemms, which need no library, left out), and the
+// warm-up runs on every platform, traces every shape without running it and
+// leaves no memory behind.
+
+#include "xla_lite/service/blas_warmup.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +20,6 @@
 #include "xla_lite/runtime/conditional_thunk.h"
 #include "xla_lite/runtime/gemm_thunk.h"
 #include "xla_lite/runtime/while_thunk.h"
-#include "xla_lite/service/blas_warmup.h"
 #include "xla_lite/service/compiler.h"
 #include "xla_lite/service/execution_plan.h"
 
@@ -63,8 +66,8 @@ ENTRY main {
   ROOT r = f32[8,8] get-tuple-element(w), index=1
 })";
 
-// The kinds read from the plan of `hlo` compiled with `options`.
-GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
+// The library gemms read from the plan of `hlo` compiled with `options`.
+LibraryGemms PlannedGemms(const std::string& hlo, const DebugOptions& options) {
   auto module = Parse(hlo);
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok()) return {};
@@ -73,9 +76,17 @@ GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
       **module, KernelEmissionFor(options, /*blas=*/true, /*dnn=*/true));
   EXPECT_TRUE(plan.ok()) << plan.status();
   if (!plan.ok()) return {};
-  return LibraryGemmKinds(
-      *plan, KernelEmissionFor(options, true, true).gemm,
-      options.xla_gpu_allow_tf32());
+  return LibraryGemmsOf(*plan, KernelEmissionFor(options, true, true).gemm,
+                        options.xla_gpu_allow_tf32());
+}
+
+GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
+  return PlannedGemms(hlo, options).kinds;
+}
+
+// A call's shape, layout, type and precision: what the warm-up traces once.
+std::string ShapeOf(const se::blas::GemmCall& call) {
+  return absl::StrCat(call.ToString(), call.allow_tf32 ? " tf32" : "");
 }
 
 constexpr char kHighest[] = ", operand_precision={highest,highest}";
@@ -142,7 +153,7 @@ ENTRY main {
         ++f64_gemms;
       }
     }
-    return LibraryGemmKinds(*plan, emission.gemm, false).ToString();
+    return LibraryGemmsOf(*plan, emission.gemm, false).kinds.ToString();
   };
   DebugOptions options = DefaultDebugOptions();
   int f64_gemms = -1;
@@ -155,28 +166,37 @@ ENTRY main {
   EXPECT_EQ(f64_gemms, 0);
 }
 
-// The kinds of every GemmThunk under `thunk`, control flow's included.
-void CollectGemmKinds(const gpu::Thunk& thunk, const DebugOptions& options,
-                      GemmKinds& kinds, int& gemms) {
+// The kinds and call shapes of every GemmThunk under `thunk`, control
+// flow's included.
+void CollectGemms(const gpu::Thunk& thunk, const DebugOptions& options,
+                  GemmKinds& kinds, std::set<std::string>& shapes, int& gemms) {
   auto each = [&](const gpu::SequentialThunk& sequence) {
     for (const auto& inner : sequence.thunks()) {
-      CollectGemmKinds(*inner, options, kinds, gemms);
+      CollectGemms(*inner, options, kinds, shapes, gemms);
     }
   };
   switch (thunk.kind()) {
-    case gpu::Thunk::Kind::kGemm:
-      kinds |= GemmKinds::Of(
-          static_cast<const gpu::GemmThunk&>(thunk).config(),
-          options.xla_gpu_allow_tf32());
+    case gpu::Thunk::Kind::kGemm: {
+      const gpu::GemmConfig& config =
+          static_cast<const gpu::GemmThunk&>(thunk).config();
+      kinds |= GemmKinds::Of(config, options.xla_gpu_allow_tf32());
+      auto address = [](const Shape& shape) {
+        return se::DeviceAddressBase(nullptr, shape.ByteSize());
+      };
+      std::vector<se::blas::GemmCall> calls = config.ToBlasCalls(
+          address(config.lhs_shape), address(config.rhs_shape),
+          address(config.output_shape));
+      if (!calls.empty()) shapes.insert(ShapeOf(calls.front()));
       ++gemms;
       break;
+    }
     case gpu::Thunk::Kind::kSequential:
       each(static_cast<const gpu::SequentialThunk&>(thunk));
       break;
     case gpu::Thunk::Kind::kCommandBuffer:
       for (const auto& inner :
            static_cast<const gpu::CommandBufferThunk&>(thunk).thunks()) {
-        CollectGemmKinds(*inner, options, kinds, gemms);
+        CollectGemms(*inner, options, kinds, shapes, gemms);
       }
       break;
     case gpu::Thunk::Kind::kWhile:
@@ -197,9 +217,10 @@ void CollectGemmKinds(const gpu::Thunk& thunk, const DebugOptions& options,
 class BlasWarmupTest : public CompilerTest {};
 
 // With every dot a library gemm, and with the default rules (small and
-// attention-shaped products emitted), the kinds read from the plan are
-// those of the compiled GemmThunks, for the JAX models and the cases above.
-TEST_P(BlasWarmupTest, KindsAreThoseOfTheCompiledLibraryGemms) {
+// attention-shaped products emitted), the kinds and call shapes read from
+// the plan are those of the compiled GemmThunks, each shape once, for the
+// JAX models and the cases above.
+TEST_P(BlasWarmupTest, KindsAndShapesAreThoseOfTheCompiledLibraryGemms) {
   std::vector<std::pair<std::string, std::string>> modules = {
       {"f32 highest", DotModule("f32", kHighest)},
       {"f32 default", DotModule("f32", "")},
@@ -209,33 +230,64 @@ TEST_P(BlasWarmupTest, KindsAreThoseOfTheCompiledLibraryGemms) {
   for (const auto& [name, dir] : ModelDirectories()) {
     modules.push_back({name, ReadRunfile(dir + "/train_step.hlo")});
   }
-  int gemms = 0;
+  int gemms = 0, shapes = 0;
   for (const DebugOptions& options : {OpByOpOptions(), DefaultDebugOptions()}) {
     for (const auto& [name, hlo] : modules) {
-      const GemmKinds planned = PlannedKinds(hlo, options);
+      const LibraryGemms planned = PlannedGemms(hlo, options);
       auto module = Parse(hlo);
       ASSERT_TRUE(module.ok()) << name << ": " << module.status();
       auto executable =
           xla_lite::Compile(*std::move(module), executor_, options);
       ASSERT_TRUE(executable.ok()) << name << ": " << executable.status();
       GemmKinds compiled;
-      CollectGemmKinds((*executable)->thunks(), options, compiled, gemms);
-      EXPECT_EQ(planned.ToString(), compiled.ToString()) << name;
+      std::set<std::string> compiled_shapes;
+      CollectGemms((*executable)->thunks(), options, compiled, compiled_shapes,
+                   gemms);
+      EXPECT_EQ(planned.kinds.ToString(), compiled.ToString()) << name;
+      std::set<std::string> planned_shapes;
+      for (const se::blas::GemmCall& call : planned.calls) {
+        EXPECT_TRUE(planned_shapes.insert(ShapeOf(call)).second)
+            << name << ": traced twice: " << ShapeOf(call);
+      }
+      EXPECT_EQ(planned_shapes, compiled_shapes) << name;
+      shapes += planned_shapes.size();
     }
   }
-  // The JAX models' matmuls are many of these.
+  // The JAX models' matmuls are many of these, of fewer shapes.
   EXPECT_GT(gemms, 20);
+  EXPECT_GT(shapes, 10);
+  EXPECT_LT(shapes, gemms);
 }
 
-TEST_P(BlasWarmupTest, RunsEveryKindAndFreesWhatItAllocated) {
+// Every kind runs; every shape is traced (the placeholder addresses would
+// fault if a trace ran); nothing stays allocated.
+TEST_P(BlasWarmupTest, RunsEveryKindTracesEveryShapeAndFreesWhatItAllocated) {
   auto blas = executor_->AsBlas();
   ASSERT_TRUE(blas.ok()) << blas.status();
   const int64_t before = executor_->allocated_bytes();
-  GemmKinds all;
-  all.f32 = all.tf32 = all.bf16_f32 = all.bf16_bf16 = true;
-  EXPECT_TRUE(WarmUpBlas(executor_, *blas, all).ok());
+  LibraryGemms all;
+  all.kinds.f32 = all.kinds.tf32 = all.kinds.bf16_f32 = all.kinds.bf16_bf16 =
+      true;
+  auto traced = WarmUpBlas(executor_, *blas, all);
+  ASSERT_TRUE(traced.ok()) << traced.status();
+  EXPECT_EQ(*traced, 0);
   EXPECT_EQ(executor_->allocated_bytes(), before);
-  EXPECT_TRUE(WarmUpBlas(executor_, *blas, GemmKinds{}).ok());
+
+  // The tiny bf16 transformer's attention and projection gemms, with every
+  // dot a library gemm: bf16 products with f32 and bf16 results.
+  LibraryGemms model = PlannedGemms(
+      ReadRunfile("configs/models/transformer_bf16_tiny/train_step.hlo"),
+      OpByOpOptions());
+  ASSERT_GT(model.calls.size(), 3);
+  traced = WarmUpBlas(executor_, *blas, model);
+  ASSERT_TRUE(traced.ok()) << traced.status();
+  // Each trace enqueued at least the gemm.
+  EXPECT_GE(*traced, static_cast<int64_t>(model.calls.size()));
+  EXPECT_EQ(executor_->allocated_bytes(), before);
+
+  auto none = WarmUpBlas(executor_, *blas, LibraryGemms{});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, 0);
   EXPECT_EQ(executor_->allocated_bytes(), before);
 }
 

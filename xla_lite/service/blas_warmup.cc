@@ -4,9 +4,11 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "stream_executor/command_buffer.h"
 
 namespace xla_lite {
 namespace {
@@ -31,6 +33,74 @@ se::blas::GemmCall WarmUpCall(se::blas::DataType type,
                                 n * n * se::blas::SizeOf(c_type));
   call.allow_tf32 = allow_tf32;
   return call;
+}
+
+// Stands in for the operands of a call that is traced, never run: any
+// address the libraries accept (non-null, aligned for every algorithm).
+constexpr uintptr_t kPlaceholderAddress = uintptr_t{1} << 40;
+
+void AddLibraryGemms(const gpu::ExecutionPlan& plan,
+                     const gpu::GemmEmission& emission, bool allow_tf32,
+                     LibraryGemms& gemms,
+                     absl::flat_hash_set<std::string>& seen) {
+  auto placeholder = [](const Shape& shape) {
+    return se::DeviceAddressBase(reinterpret_cast<void*>(kPlaceholderAddress),
+                                 shape.ByteSize());
+  };
+  for (const gpu::PlannedOp& op : plan.ops) {
+    if (op.control != nullptr) {
+      for (const gpu::ExecutionPlan& nested : op.control->computations) {
+        AddLibraryGemms(nested, emission, allow_tf32, gemms, seen);
+      }
+    }
+    if (!gpu::IsLibraryGemm(op, emission)) continue;
+    gemms.kinds |= GemmKinds::Of(op.gemm, allow_tf32);
+    std::vector<se::blas::GemmCall> calls = op.gemm.ToBlasCalls(
+        placeholder(op.gemm.lhs_shape), placeholder(op.gemm.rhs_shape),
+        placeholder(op.gemm.output_shape));
+    if (calls.empty()) continue;
+    // Every call of one gemm has the first's shape.
+    if (seen.insert(absl::StrCat(calls.front().ToString(),
+                                 calls.front().allow_tf32 ? " tf32" : ""))
+            .second) {
+      gemms.calls.push_back(calls.front());
+    }
+  }
+}
+
+// One small gemm of each kind in `kinds`, on zeroed scratch, waited for.
+absl::Status RunEachKind(se::StreamExecutor* executor,
+                         se::blas::BlasSupport* blas, se::Stream* stream,
+                         const GemmKinds& kinds) {
+  using se::blas::DataType;
+  struct Kind {
+    bool wanted;
+    DataType type, c_type;
+    bool allow_tf32;
+  };
+  const Kind all[] = {
+      {kinds.f32, DataType::kF32, DataType::kF32, false},
+      {kinds.tf32, DataType::kF32, DataType::kF32, true},
+      {kinds.bf16_f32, DataType::kBF16, DataType::kF32, false},
+      {kinds.bf16_bf16, DataType::kBF16, DataType::kBF16, false},
+  };
+  const uint64_t bytes = 3 * kWarmUpSize * kWarmUpSize * sizeof(float);
+  ASSIGN_OR_RETURN(se::DeviceAddressBase scratch, executor->Allocate(bytes));
+  absl::Status status = [&]() -> absl::Status {
+    // Zeros, so that no gemm reads uninitialized memory.
+    RETURN_IF_ERROR(stream->MemZero(&scratch, bytes));
+    for (const Kind& kind : all) {
+      if (!kind.wanted) continue;
+      se::blas::GemmCall call =
+          WarmUpCall(kind.type, kind.c_type, kind.allow_tf32, scratch);
+      RETURN_IF_ERROR(blas->PrepareGemm(stream, call, 0));
+      RETURN_IF_ERROR(blas->Gemm(stream, call));
+    }
+    return stream->BlockHostUntilDone();
+  }();
+  absl::Status freed = executor->Deallocate(&scratch);
+  RETURN_IF_ERROR(status);
+  return freed;
 }
 
 }  // namespace
@@ -64,56 +134,31 @@ std::string GemmKinds::ToString() const {
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
 }
 
-GemmKinds LibraryGemmKinds(const gpu::ExecutionPlan& plan,
-                           const gpu::GemmEmission& emission, bool allow_tf32) {
-  GemmKinds kinds;
-  for (const gpu::PlannedOp& op : plan.ops) {
-    if (op.control != nullptr) {
-      for (const gpu::ExecutionPlan& nested : op.control->computations) {
-        kinds |= LibraryGemmKinds(nested, emission, allow_tf32);
-      }
-    }
-    if (gpu::IsLibraryGemm(op, emission)) {
-      kinds |= GemmKinds::Of(op.gemm, allow_tf32);
-    }
-  }
-  return kinds;
+LibraryGemms LibraryGemmsOf(const gpu::ExecutionPlan& plan,
+                            const gpu::GemmEmission& emission,
+                            bool allow_tf32) {
+  LibraryGemms gemms;
+  absl::flat_hash_set<std::string> seen;
+  AddLibraryGemms(plan, emission, allow_tf32, gemms, seen);
+  return gemms;
 }
 
-absl::Status WarmUpBlas(se::StreamExecutor* executor,
-                        se::blas::BlasSupport* blas, const GemmKinds& kinds) {
-  if (!kinds.any()) return absl::OkStatus();
-  using se::blas::DataType;
-  struct Kind {
-    bool wanted;
-    DataType type, c_type;
-    bool allow_tf32;
-  };
-  const Kind all[] = {
-      {kinds.f32, DataType::kF32, DataType::kF32, false},
-      {kinds.tf32, DataType::kF32, DataType::kF32, true},
-      {kinds.bf16_f32, DataType::kBF16, DataType::kF32, false},
-      {kinds.bf16_bf16, DataType::kBF16, DataType::kBF16, false},
-  };
-  const uint64_t bytes = 3 * kWarmUpSize * kWarmUpSize * sizeof(float);
-  ASSIGN_OR_RETURN(se::DeviceAddressBase scratch, executor->Allocate(bytes));
-  absl::Status status = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream,
-                     executor->CreateStream());
-    // Zeros, so that no gemm reads uninitialized memory.
-    RETURN_IF_ERROR(stream->MemZero(&scratch, bytes));
-    for (const Kind& kind : all) {
-      if (!kind.wanted) continue;
-      se::blas::GemmCall call =
-          WarmUpCall(kind.type, kind.c_type, kind.allow_tf32, scratch);
-      RETURN_IF_ERROR(blas->PrepareGemm(stream.get(), call, 0));
-      RETURN_IF_ERROR(blas->Gemm(stream.get(), call));
-    }
-    return stream->BlockHostUntilDone();
-  }();
-  absl::Status freed = executor->Deallocate(&scratch);
-  RETURN_IF_ERROR(status);
-  return freed;
+absl::StatusOr<int64_t> WarmUpBlas(se::StreamExecutor* executor,
+                                   se::blas::BlasSupport* blas,
+                                   const LibraryGemms& gemms) {
+  if (!gemms.kinds.any()) return 0;
+  ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream,
+                   executor->CreateStream());
+  RETURN_IF_ERROR(RunEachKind(executor, blas, stream.get(), gemms.kinds));
+  int64_t nodes = 0;
+  for (const se::blas::GemmCall& call : gemms.calls) {
+    ASSIGN_OR_RETURN(std::unique_ptr<se::CapturedGraph> graph,
+                     se::TraceIntoGraph(stream.get(), [&](se::Stream* s) {
+                       return blas->Gemm(s, call);
+                     }));
+    nodes += graph->num_nodes();
+  }
+  return nodes;
 }
 
 }  // namespace xla_lite

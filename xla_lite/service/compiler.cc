@@ -56,36 +56,76 @@ struct Libraries {
 };
 
 // The library thread: `libraries` is ready once the libraries are loaded;
-// the thread then waits for the library gemms' kinds (set through `kinds`
-// once the module is lowered, or dropped) to warm them up; `done` is ready
+// the thread then waits for the library gemms (set through `gemms` once
+// the module is lowered, or dropped) to warm them up; `done` is ready
 // once it has.
 struct LibraryLoading {
   LibraryLoading() = default;
   LibraryLoading(LibraryLoading&&) = default;
-  // Before `done` joins the thread: a thread still waiting for the kinds
+  // Before `done` joins the thread: a thread still waiting for the gemms
   // gets none.
-  ~LibraryLoading() { SetKinds({}); }
+  ~LibraryLoading() { SetGemms({}); }
 
   // Tells the thread what to warm up; the first call counts.
-  void SetKinds(const GemmKinds& gemm_kinds) {
-    if (kinds != nullptr) kinds->set_value(gemm_kinds);
-    kinds = nullptr;
+  void SetGemms(LibraryGemms library_gemms) {
+    if (gemms != nullptr) gemms->set_value(std::move(library_gemms));
+    gemms = nullptr;
   }
 
   std::future<Libraries> libraries;
-  std::shared_ptr<std::promise<GemmKinds>> kinds;
+  std::shared_ptr<std::promise<LibraryGemms>> gemms;
   std::shared_future<void> done;
 };
+
+// The library thread's work (see LoadLibraries): loads the libraries
+// `wants_blas` and `wants_dnn` ask for and sets `loaded`, then, with
+// `warm_up`, waits for the module's library gemms and warms BLAS up.
+void LoadAndWarmUp(se::StreamExecutor* executor, bool wants_blas,
+                   bool wants_dnn, bool warm_up,
+                   std::promise<Libraries>& loaded,
+                   const std::shared_future<LibraryGemms>& gemms) {
+  Libraries libraries;
+  se::blas::BlasSupport* blas = nullptr;
+  if (wants_blas) {
+    absl::StatusOr<se::blas::BlasSupport*> loaded_blas = executor->AsBlas();
+    if (loaded_blas.ok()) {
+      blas = *loaded_blas;
+    } else {
+      VLOG(1) << "no BLAS library (" << loaded_blas.status()
+              << "); gemms use the emitted kernel";
+      libraries.blas = false;
+    }
+  }
+  if (wants_dnn) {
+    absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
+    if (!dnn.ok()) {
+      VLOG(1) << "no DNN library (" << dnn.status()
+              << "); convolutions use the emitted kernels";
+      libraries.dnn = false;
+    }
+  }
+  loaded.set_value(libraries);
+  if (blas == nullptr || !warm_up) return;
+  const LibraryGemms& library_gemms = gemms.get();
+  if (!library_gemms.kinds.any()) return;
+  Lap lap;
+  absl::StatusOr<int64_t> traced = WarmUpBlas(executor, blas, library_gemms);
+  VLOG(1) << "BLAS warm-up (" << library_gemms.kinds.ToString() << "; "
+          << library_gemms.calls.size() << " shapes traced): "
+          << (traced.ok() ? absl::StrCat(*traced, " operations")
+                          : traced.status().ToString())
+          << " in " << absl::StrFormat("%.1f ms", lap.Next());
+}
 
 // Loads the libraries on another thread: on a GPU host loading them (the
 // shared objects, a handle, a workspace) takes about as long as the HLO
 // passes, the plan and the thunks together, so the compiler works while
 // they load. A library the options rule out is not loaded. With
-// xla_gpu_warm_up_blas the thread then runs a gemm of each kind the
-// lowered module's library gemms have, so that the first step does not
-// set them up; the compiler does not wait for that, the executable's
-// first initialization does. Destroying the last of `done` joins the
-// thread.
+// xla_gpu_warm_up_blas the thread then warms the library up for the
+// lowered module's library gemms (WarmUpBlas), so that the first step
+// neither sets them up nor loads their kernels; the compiler does not wait
+// for that, the executable's first initialization does. Destroying the
+// last of `done` joins the thread.
 LibraryLoading LoadLibraries(se::StreamExecutor* executor,
                              const DebugOptions& options) {
   const bool wants_blas = !options.xla_gpu_use_emitted_gemm();
@@ -100,41 +140,12 @@ LibraryLoading LoadLibraries(se::StreamExecutor* executor,
   const bool warm_up = options.xla_gpu_warm_up_blas();
   auto loaded = std::make_shared<std::promise<Libraries>>();
   loading.libraries = loaded->get_future();
-  loading.kinds = std::make_shared<std::promise<GemmKinds>>();
-  std::shared_future<GemmKinds> kinds = loading.kinds->get_future().share();
-  loading.done = std::async(std::launch::async, [executor, wants_blas,
-                                                 wants_dnn, warm_up, loaded,
-                                                 kinds] {
-    Libraries libraries;
-    se::blas::BlasSupport* blas = nullptr;
-    if (wants_blas) {
-      absl::StatusOr<se::blas::BlasSupport*> loaded_blas = executor->AsBlas();
-      if (loaded_blas.ok()) {
-        blas = *loaded_blas;
-      } else {
-        VLOG(1) << "no BLAS library (" << loaded_blas.status()
-                << "); gemms use the emitted kernel";
-        libraries.blas = false;
-      }
-    }
-    if (wants_dnn) {
-      absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
-      if (!dnn.ok()) {
-        VLOG(1) << "no DNN library (" << dnn.status()
-                << "); convolutions use the emitted kernels";
-        libraries.dnn = false;
-      }
-    }
-    loaded->set_value(libraries);
-    if (blas == nullptr || !warm_up) return;
-    const GemmKinds gemm_kinds = kinds.get();
-    if (!gemm_kinds.any()) return;
-    Lap lap;
-    absl::Status warmed = WarmUpBlas(executor, blas, gemm_kinds);
-    VLOG(1) << "BLAS warm-up (" << gemm_kinds.ToString()
-            << "): " << (warmed.ok() ? "done" : warmed.ToString()) << " in "
-            << absl::StrFormat("%.1f ms", lap.Next());
-  }).share();
+  loading.gemms = std::make_shared<std::promise<LibraryGemms>>();
+  std::shared_future<LibraryGemms> gemms = loading.gemms->get_future().share();
+  loading.done =
+      std::async(std::launch::async, [=] {
+        LoadAndWarmUp(executor, wants_blas, wants_dnn, warm_up, *loaded, gemms);
+      }).share();
   return loading;
 }
 
@@ -242,7 +253,7 @@ namespace {
 struct Lowering {
   gpu::BufferAssignment assignment;
   gpu::ThunkSequence thunks;
-  GemmKinds library_gemms;
+  LibraryGemms library_gemms;
   double plan_ms = 0, assignment_ms = 0, thunks_ms = 0;
 };
 
@@ -256,8 +267,8 @@ absl::StatusOr<Lowering> Lower(const HloModule& module,
   ASSIGN_OR_RETURN(gpu::ExecutionPlan plan,
                    gpu::BuildExecutionPlan(module, emission));
   lowering.plan_ms = lap.Next();
-  lowering.library_gemms = LibraryGemmKinds(plan, emission.gemm,
-                                            options.xla_gpu_allow_tf32());
+  lowering.library_gemms =
+      LibraryGemmsOf(plan, emission.gemm, options.xla_gpu_allow_tf32());
   std::vector<int64_t> parameter_sizes;
   for (const Shape& shape : signature.parameter_shapes) {
     parameter_sizes.push_back(shape.ByteSize());
@@ -324,7 +335,7 @@ absl::StatusOr<std::unique_ptr<gpu::GpuExecutable>> Compile(
                          KernelEmissionFor(options, assumed.blas, assumed.dnn,
                                            workspace_bytes, device),
                          executor, options));
-  loading.SetKinds(lowering.library_gemms);
+  loading.SetGemms(lowering.library_gemms);
   lap.Next();
   const Libraries loaded = loading.libraries.get();
   const double waited_ms = lap.Next();
