@@ -6,6 +6,7 @@
 
 #include "xla_lite/service/blas_warmup.h"
 
+#include <future>
 #include <memory>
 #include <set>
 #include <string>
@@ -314,6 +315,30 @@ TEST_P(BlasWarmupTest, CompilesAndRunsOnSeveralThreads) {
           random_case->expected, kRelativeTolerance, /*floor=*/1e-2);
     }
   }
+}
+
+// The libraries start loading before the module is compiled, as
+// CompileHloFile starts them before it parses: Compile's library thread
+// waits for that load or finds it done, and the results match the
+// evaluator. Without an executor, or with no library wanted, nothing
+// starts.
+TEST_P(BlasWarmupTest, CompilesWhileTheLibrariesStartedEarlierLoad) {
+  const std::string hlo = DotModule("f32", kHighest);
+  auto random_case = MakeRandomCase(hlo, 11);
+  ASSERT_TRUE(random_case.ok()) << random_case.status();
+  DebugOptions options = OpByOpOptions();
+  std::future<void> loading = StartLoadingLibraries(executor_, options);
+  EXPECT_TRUE(loading.valid());
+  std::vector<absl::StatusOr<std::vector<Literal>>> results;
+  results.push_back(CompileAndRunOn(executor_, hlo, random_case->arguments,
+                                    options, /*steps=*/1));
+  loading.get();
+  ExpectEveryThreadMatches(results, random_case->expected, kRelativeTolerance,
+                           /*floor=*/1e-2);
+
+  EXPECT_FALSE(StartLoadingLibraries(nullptr, options).valid());
+  options.set_xla_gpu_use_emitted_gemm(true);
+  EXPECT_FALSE(StartLoadingLibraries(executor_, options).valid());
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(BlasWarmupTest);

@@ -55,6 +55,15 @@ struct Libraries {
   }
 };
 
+// The libraries Compile loads under `options`: BLAS unless every gemm is
+// the compiler's own, DNN unless no convolution may use it.
+Libraries WantedLibraries(const DebugOptions& options) {
+  Libraries wanted;
+  wanted.blas = !options.xla_gpu_use_emitted_gemm();
+  wanted.dnn = options.xla_gpu_dnn_convolution_min_flops() >= 0;
+  return wanted;
+}
+
 // The library thread: `libraries` is ready once the libraries are loaded;
 // the thread then waits for the library gemms (set through `gemms` once
 // the module is lowered, or dropped) to warm them up; `done` is ready
@@ -128,8 +137,8 @@ void LoadAndWarmUp(se::StreamExecutor* executor, bool wants_blas,
 // last of `done` joins the thread.
 LibraryLoading LoadLibraries(se::StreamExecutor* executor,
                              const DebugOptions& options) {
-  const bool wants_blas = !options.xla_gpu_use_emitted_gemm();
-  const bool wants_dnn = options.xla_gpu_dnn_convolution_min_flops() >= 0;
+  const Libraries wanted = WantedLibraries(options);
+  const bool wants_blas = wanted.blas, wants_dnn = wanted.dnn;
   LibraryLoading loading;
   if (executor == nullptr || (!wants_blas && !wants_dnn)) {
     std::promise<Libraries> assumed;
@@ -187,6 +196,17 @@ gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
   emission.f64_tensor_cores = options.xla_gpu_f32_gemm_on_fp64_tensor_cores() &&
                               device != nullptr && device->compute_major == 9;
   return emission;
+}
+
+std::future<void> StartLoadingLibraries(se::StreamExecutor* executor,
+                                        const DebugOptions& options) {
+  const Libraries wanted = WantedLibraries(options);
+  if (executor == nullptr || (!wanted.blas && !wanted.dnn)) return {};
+  return std::async(std::launch::async, [executor, wanted] {
+    // Errors are Compile's to report: its library thread meets them again.
+    if (wanted.blas) executor->AsBlas().status().IgnoreError();
+    if (wanted.dnn) executor->AsDnn().status().IgnoreError();
+  });
 }
 
 absl::Status RunHloPasses(HloModule* module) {

@@ -1,5 +1,6 @@
 #include "xla_lite/training/compiled_program.h"
 
+#include <future>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +24,8 @@ absl::StatusOr<std::unique_ptr<se::StreamExecutor>> CreateExecutor(
 absl::StatusOr<CompiledProgram> CompileHloFile(const std::string& path,
                                                se::StreamExecutor* executor,
                                                const DebugOptions& options) {
+  // Parsing runs while the libraries load.
+  std::future<void> libraries = StartLoadingLibraries(executor, options);
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModuleFile(path));
   CompiledProgram program;
   program.name = module->name();
