@@ -69,11 +69,12 @@ absl::Status GemmCall::Validate() const {
 std::string GemmCall::ToString() const {
   return absl::StrFormat(
       "gemm %s%s m=%d n=%d k=%d %s%s alpha=%g beta=%g lda=%d ldb=%d ldc=%d "
-      "batch=%d strides=%d,%d,%d",
+      "batch=%d strides=%d,%d,%d%s",
       blas::ToString(transa), blas::ToString(transb), m, n, k,
       blas::ToString(type),
-      CType() == type ? "" : absl::StrCat("->", blas::ToString(CType())),
-      alpha, beta, lda, ldb, ldc, batch_count, stride_a, stride_b, stride_c);
+      CType() == type ? "" : absl::StrCat("->", blas::ToString(CType())), alpha,
+      beta, lda, ldb, ldc, batch_count, stride_a, stride_b, stride_c,
+      allow_tf32 ? " tf32" : "");
 }
 
 }  // namespace stream_executor::blas

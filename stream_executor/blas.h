@@ -56,6 +56,7 @@ struct GemmCall {
   // every buffer is large enough, so platforms never read or write out of
   // bounds.
   absl::Status Validate() const;
+  // Everything but the addresses: calls with the same text run alike.
   std::string ToString() const;
 };
 

@@ -85,11 +85,6 @@ GemmKinds PlannedKinds(const std::string& hlo, const DebugOptions& options) {
   return PlannedGemms(hlo, options).kinds;
 }
 
-// A call's shape, layout, type and precision: what the warm-up traces once.
-std::string ShapeOf(const se::blas::GemmCall& call) {
-  return absl::StrCat(call.ToString(), call.allow_tf32 ? " tf32" : "");
-}
-
 constexpr char kHighest[] = ", operand_precision={highest,highest}";
 
 // The kinds of `hlo` as ToString writes them.
@@ -187,7 +182,7 @@ void CollectGemms(const gpu::Thunk& thunk, const DebugOptions& options,
       std::vector<se::blas::GemmCall> calls = config.ToBlasCalls(
           address(config.lhs_shape), address(config.rhs_shape),
           address(config.output_shape));
-      if (!calls.empty()) shapes.insert(ShapeOf(calls.front()));
+      if (!calls.empty()) shapes.insert(calls.front().ToString());
       ++gemms;
       break;
     }
@@ -247,8 +242,8 @@ TEST_P(BlasWarmupTest, KindsAndShapesAreThoseOfTheCompiledLibraryGemms) {
       EXPECT_EQ(planned.kinds.ToString(), compiled.ToString()) << name;
       std::set<std::string> planned_shapes;
       for (const se::blas::GemmCall& call : planned.calls) {
-        EXPECT_TRUE(planned_shapes.insert(ShapeOf(call)).second)
-            << name << ": traced twice: " << ShapeOf(call);
+        EXPECT_TRUE(planned_shapes.insert(call.ToString()).second)
+            << name << ": traced twice: " << call.ToString();
       }
       EXPECT_EQ(planned_shapes, compiled_shapes) << name;
       shapes += planned_shapes.size();

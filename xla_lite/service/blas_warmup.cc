@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "stream_executor/command_buffer.h"
@@ -60,9 +59,7 @@ void AddLibraryGemms(const gpu::ExecutionPlan& plan,
         placeholder(op.gemm.output_shape));
     if (calls.empty()) continue;
     // Every call of one gemm has the first's shape.
-    if (seen.insert(absl::StrCat(calls.front().ToString(),
-                                 calls.front().allow_tf32 ? " tf32" : ""))
-            .second) {
+    if (seen.insert(calls.front().ToString()).second) {
       gemms.calls.push_back(calls.front());
     }
   }

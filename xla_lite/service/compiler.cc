@@ -86,16 +86,15 @@ struct LibraryLoading {
   std::shared_future<void> done;
 };
 
-// The library thread's work (see LoadLibraries): loads the libraries
-// `wants_blas` and `wants_dnn` ask for and sets `loaded`, then, with
-// `warm_up`, waits for the module's library gemms and warms BLAS up.
-void LoadAndWarmUp(se::StreamExecutor* executor, bool wants_blas,
-                   bool wants_dnn, bool warm_up,
-                   std::promise<Libraries>& loaded,
+// The library thread's work (see LoadLibraries): loads the `wanted`
+// libraries and sets `loaded`, then, with `warm_up`, waits for the
+// module's library gemms and warms BLAS up.
+void LoadAndWarmUp(se::StreamExecutor* executor, const Libraries& wanted,
+                   bool warm_up, std::promise<Libraries>& loaded,
                    const std::shared_future<LibraryGemms>& gemms) {
   Libraries libraries;
   se::blas::BlasSupport* blas = nullptr;
-  if (wants_blas) {
+  if (wanted.blas) {
     absl::StatusOr<se::blas::BlasSupport*> loaded_blas = executor->AsBlas();
     if (loaded_blas.ok()) {
       blas = *loaded_blas;
@@ -105,7 +104,7 @@ void LoadAndWarmUp(se::StreamExecutor* executor, bool wants_blas,
       libraries.blas = false;
     }
   }
-  if (wants_dnn) {
+  if (wanted.dnn) {
     absl::StatusOr<se::dnn::DnnSupport*> dnn = executor->AsDnn();
     if (!dnn.ok()) {
       VLOG(1) << "no DNN library (" << dnn.status()
@@ -138,9 +137,8 @@ void LoadAndWarmUp(se::StreamExecutor* executor, bool wants_blas,
 LibraryLoading LoadLibraries(se::StreamExecutor* executor,
                              const DebugOptions& options) {
   const Libraries wanted = WantedLibraries(options);
-  const bool wants_blas = wanted.blas, wants_dnn = wanted.dnn;
   LibraryLoading loading;
-  if (executor == nullptr || (!wants_blas && !wants_dnn)) {
+  if (executor == nullptr || (!wanted.blas && !wanted.dnn)) {
     std::promise<Libraries> assumed;
     assumed.set_value(Libraries{});
     loading.libraries = assumed.get_future();
@@ -151,10 +149,9 @@ LibraryLoading LoadLibraries(se::StreamExecutor* executor,
   loading.libraries = loaded->get_future();
   loading.gemms = std::make_shared<std::promise<LibraryGemms>>();
   std::shared_future<LibraryGemms> gemms = loading.gemms->get_future().share();
-  loading.done =
-      std::async(std::launch::async, [=] {
-        LoadAndWarmUp(executor, wants_blas, wants_dnn, warm_up, *loaded, gemms);
-      }).share();
+  loading.done = std::async(std::launch::async, [=] {
+                   LoadAndWarmUp(executor, wanted, warm_up, *loaded, gemms);
+                 }).share();
   return loading;
 }
 
