@@ -400,23 +400,35 @@ absl::Status PlanBuilder::PlaceResults() {
 }
 
 // Topological order that keeps post order wherever the dependencies allow.
+// Post order leaves a training step's weight gradients and the optimizer
+// after the backward pass's chain of input gradients, so each gemm on
+// that chain comes before them in the thunk sequence and never waits for
+// them: a command buffer orders ops that share a workspace or a temp's
+// bytes by their places in the sequence. Ordering by level (the longest
+// chain of dependencies before each op) instead, which puts each weight
+// gradient right after its inputs, made the f32 medium transformer's step
+// 3.5% longer on an H200 (docs/benchmarks.md).
 absl::Status PlanBuilder::Order() {
   const int n = plan_.ops.size();
   std::vector<std::vector<int>> successors(n);
   std::vector<int> pending(n, 0);
-  OpGraph graph = Graph();
-  for (int op = 0; op < n; ++op) {
-    successors[op] = graph.Successors(op);
-    for (int next : successors[op]) ++pending[next];
+  {
+    OpGraph graph = Graph();
+    for (int op = 0; op < n; ++op) {
+      successors[op] = graph.Successors(op);
+      for (int next : successors[op]) ++pending[next];
+    }
   }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int op = 0; op < n; ++op) {
     if (pending[op] == 0) ready.push(op);
   }
   std::vector<PlannedOp> ordered;
+  std::vector<int> position(n);
   while (!ready.empty()) {
-    int op = ready.top();
+    const int op = ready.top();
     ready.pop();
+    position[op] = ordered.size();
     ordered.push_back(std::move(plan_.ops[op]));
     for (int next : successors[op]) {
       if (--pending[next] == 0) ready.push(next);
@@ -428,6 +440,11 @@ absl::Status PlanBuilder::Order() {
                      ": the ops' dependencies form a cycle"));
   }
   plan_.ops = std::move(ordered);
+  // The in-place writes' edges name ops by place: they move with them.
+  for (auto& [before, after] : edges_) {
+    before = position[before];
+    after = position[after];
+  }
   return absl::OkStatus();
 }
 
