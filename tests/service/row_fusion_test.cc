@@ -2,7 +2,9 @@
 // read each other's results only within a row become one kernel, and the
 // fused results still match the evaluator.
 
+#include <iterator>
 #include <memory>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -10,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/runtime/gpu_executable.h"
@@ -58,6 +61,16 @@ class RowFusionTest : public CompilerTest {
     EXPECT_EQ(FlatThunks(**executable).size(),
               CountThunks(**executable, Thunk::Kind::kKernel));
     return CountThunks(**executable, Thunk::Kind::kKernel);
+  }
+
+  // The CUDA C of `hlo`'s only kernel (empty when it is not one kernel).
+  std::string SourceOfOnlyKernel(const std::string& hlo) {
+    auto executable = Compile(hlo);
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    if (!executable.ok() || FlatThunks(**executable).size() != 1) return "";
+    const auto* kernel =
+        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
+    return kernel == nullptr ? "" : kernel->spec().cuda_source;
   }
 
   // `hlo`'s one kernel's launch as {blocks, threads per block}, after
@@ -109,29 +122,65 @@ TEST_P(RowFusionTest, LongerRowsShareThreadsInOneKernel) {
   }
 }
 
-TEST_P(RowFusionTest, RowSharesOfAFewTripsAreUnrolled) {
+// How often `pattern` (a regular expression) matches in `source`.
+int Occurrences(const std::string& source, const std::string& pattern) {
+  const std::regex re(pattern);
+  return std::distance(
+      std::sregex_iterator(source.begin(), source.end(), re),
+      std::sregex_iterator());
+}
+
+// Softmax in f32 over the rows of a bf16 parameter, converted to f32 x.
+std::string Bf16InputSoftmax(int rows, int cols) {
+  const std::string shape = absl::StrFormat("[%d,%d]", rows, cols);
+  return absl::StrReplaceAll(
+      Softmax(rows, cols, OwnRowMax(rows, cols)),
+      {{absl::StrCat("x = f32", shape, " parameter(0)"),
+        absl::StrCat("xb = bf16", shape, " parameter(0)\n  x = f32", shape,
+                     " convert(xb)")}});
+}
+
+TEST_P(RowFusionTest, RowSharesOfAFewTripsAreUnrolledAndKeptInRegisters) {
+  // The softmax's three stages (maximum; sum of exponentials; quotients).
   // Rows of 128 take 32 lanes: every lane makes 4 trips over its share, in
-  // the reductions and in the loop stage, and counts them, unrolled. Rows
-  // of 33 take 64 lanes, which make 0 or 1 trips: a plain strided loop.
-  // Both match the evaluator (KernelsOf).
+  // the reductions and in the loop stage, and counts them, unrolled. x is
+  // loaded once, by the maximum's stage, into one array of registers that
+  // the later stages read. Rows of 33 take 64 lanes, which make 0 or 1
+  // trips: a plain strided loop, no elements kept, and x loaded by all
+  // three stages. Either way the row's maximum and sum go through two
+  // slots of shared memory, each stored once, the maximum read by both
+  // later stages and the sum by the last. Both match the evaluator
+  // (KernelsOf).
   for (const auto& [rows, cols, unrolled] :
        std::vector<std::tuple<int, int, bool>>{{8192, 128, true},
                                                {24, 33, false}}) {
     SCOPED_TRACE(absl::StrCat(rows, "x", cols));
     const std::string hlo = Softmax(rows, cols, OwnRowMax(rows, cols));
     ASSERT_EQ(KernelsOf(hlo), 1);
-    auto executable = Compile(hlo);
-    ASSERT_TRUE(executable.ok()) << executable.status();
-    const auto* kernel =
-        dynamic_cast<const gpu::KernelThunk*>(FlatThunks(**executable)[0]);
-    ASSERT_NE(kernel, nullptr);
-    const std::string& source = kernel->spec().cuda_source;
+    const std::string source = SourceOfOnlyKernel(hlo);
     EXPECT_EQ(source.find("r_trip < 4") != std::string::npos, unrolled);
     EXPECT_EQ(source.find("j_trip < 4") != std::string::npos, unrolled);
     EXPECT_EQ(
         source.find("for (idx_t r = x; r < 33; r += 64)") != std::string::npos,
         !unrolled);
+    EXPECT_EQ(Occurrences(source, "= p0\\["), unrolled ? 1 : 3) << source;
+    EXPECT_EQ(Occurrences(source, "float xl_e[0-9]+\\["), unrolled ? 1 : 0)
+        << source;
+    EXPECT_EQ(Occurrences(source, "__shared__ float xl_row"), 2) << source;
+    EXPECT_EQ(Occurrences(source, "xl_row[0-9]+\\[y\\] = "), 2) << source;
+    EXPECT_EQ(Occurrences(source, "= xl_row[0-9]+\\[y\\];"), 3) << source;
   }
+}
+
+TEST_P(RowFusionTest, Bf16ValuesAreKeptAsStored) {
+  // x's bf16 elements are kept as loaded, bits and all, and converted
+  // where each stage reads them, as a load from memory converts them.
+  const std::string hlo = Bf16InputSoftmax(8192, 128);
+  ASSERT_EQ(KernelsOf(hlo), 1);
+  const std::string source = SourceOfOnlyKernel(hlo);
+  EXPECT_EQ(Occurrences(source, "= p0\\["), 1) << source;
+  EXPECT_EQ(Occurrences(source, "unsigned short xl_e0\\["), 1) << source;
+  EXPECT_GE(Occurrences(source, "xl_bf16_to_f32\\(xl_e0"), 2) << source;
 }
 
 TEST_P(RowFusionTest, LayerNormIsOneKernel) {

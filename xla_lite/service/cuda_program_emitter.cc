@@ -10,6 +10,7 @@
 #include "glog/logging.h"
 #include "xla_lite/primitive_util.h"
 #include "xla_lite/service/elemental_scalar_ops.h"
+#include "xla_lite/service/row_registers.h"
 
 namespace xla_lite::gpu::cuda_internal {
 namespace {
@@ -26,13 +27,13 @@ bool IsPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 // rows folded by 32 threads each, say). Appends the loop's opening
 // at `indent`; the caller's body and closing brace follow. Sets `first`
 // (when not null) to the condition that holds on the first trip only.
-constexpr int64_t kMaxUnrolledTrips = 8;
-
+// (kMaxUnrolledTrips, UnrolledTrips: row_registers.h, whose registers the
+// trip counter indexes.)
 void AppendStridedLoop(const std::string& var, const std::string& start,
                        int64_t end, int64_t step, const std::string& indent,
                        std::string* text, std::string* first) {
-  const int64_t trips = step > 0 && end % step == 0 ? end / step : 0;
-  if (trips < 2 || trips > kMaxUnrolledTrips) {
+  const int64_t trips = UnrolledTrips(end, step);
+  if (trips < 2) {
     if (end > kMaxUnrolledTrips * step) {
       absl::StrAppend(text, "#pragma unroll ", kMaxUnrolledTrips, "\n");
     }
@@ -288,16 +289,19 @@ void ProgramEmitter::EmitLazyList(const LazySelects& lazy,
 }
 
 std::string ProgramEmitter::Signature(const std::string& name,
-                                      int max_threads) const {
+                                      int max_threads, int min_blocks) const {
   std::vector<std::string> params;
   for (int p = 0; p < parameters_.count(); ++p) {
     params.push_back(ParameterDeclaration(parameters_, p));
   }
-  return absl::StrCat(
-      "extern \"C\" __global__ void ",
-      max_threads > 0 ? absl::StrCat("__launch_bounds__(", max_threads, ") ")
-                      : "",
-      name, "(", absl::StrJoin(params, ", "), ")");
+  std::string bounds;
+  if (max_threads > 0) {
+    bounds = absl::StrCat("__launch_bounds__(", max_threads);
+    if (min_blocks > 0) absl::StrAppend(&bounds, ", ", min_blocks);
+    absl::StrAppend(&bounds, ") ");
+  }
+  return absl::StrCat("extern \"C\" __global__ void ", bounds, name, "(",
+                      absl::StrJoin(params, ", "), ")");
 }
 
 std::string ProgramEmitter::Store(int output, const std::string& value,
@@ -305,6 +309,15 @@ std::string ProgramEmitter::Store(int output, const std::string& value,
   const KernelOutput& out = program_.outputs()[output];
   return absl::StrCat("p", parameters_.output_param[output], "[", index,
                       "] = ", StoreExpr(out.buffer.type, value), ";");
+}
+
+std::string ProgramEmitter::Keep(int output, const std::string& value) const {
+  if (registers_ == nullptr) return "";
+  auto it = registers_->kept_outputs.find(output);
+  if (it == registers_->kept_outputs.end()) return "";
+  return absl::StrCat(
+      it->second, " = ",
+      StoreExpr(program_.outputs()[output].buffer.type, value), ";");
 }
 
 int64_t ProgramEmitter::HalvePartials(int64_t valid, int64_t stop,
@@ -372,10 +385,25 @@ std::string ProgramEmitter::Statement(int id) const {
     case ExprKind::kIndexInBounds:
       e = InBoundsExpr(op.bounds, in(0));
       break;
-    case ExprKind::kLoad:
-      e = LoadExpr(op.type, absl::StrCat("p", parameters_.input_param[op.input],
-                                         "[", in(0), "]"));
+    case ExprKind::kLoad: {
+      const std::string element = absl::StrCat(
+          "p", parameters_.input_param[op.input], "[", in(0), "]");
+      if (registers_ != nullptr) {
+        if (auto it = registers_->loads.find(id);
+            it != registers_->loads.end()) {
+          e = LoadExpr(op.type, it->second);
+          break;
+        }
+        if (auto it = registers_->kept_loads.find(id);
+            it != registers_->kept_loads.end()) {
+          return absl::StrCat(it->second, " = ", element, "; const ",
+                              ComputeType(op.type), " ", Name(id), " = ",
+                              LoadExpr(op.type, it->second), ";");
+        }
+      }
+      e = LoadExpr(op.type, element);
       break;
+    }
     case ExprKind::kConstant:
       e = ConstantExpr(op);
       break;
@@ -571,8 +599,10 @@ std::string ProgramEmitter::FinishReduce(const ReduceParts& parts,
                     Name(parts.reduced), " = ", acc_expr, ";\n");
   }
   EmitOps(parts.epilogue, indent, &text);
-  absl::StrAppend(&text, indent, Store(0, Name(program_.outputs()[0].op), "i"),
-                  "\n");
+  const std::string result = Name(program_.outputs()[0].op);
+  absl::StrAppend(&text, indent, Store(0, result, "i"), "\n");
+  const std::string keep = Keep(0, result);
+  if (!keep.empty()) absl::StrAppend(&text, indent, keep, "\n");
   return text;
 }
 
@@ -618,6 +648,10 @@ std::string ProgramEmitter::LoopRow(int64_t row_length, int lanes) const {
     roots.push_back(output.op);
   }
   EmitOps(program_.Closure(roots), "      ", &body);
+  for (int k = 0; k < program_.outputs().size(); ++k) {
+    const std::string keep = Keep(k, Name(program_.outputs()[k].op));
+    if (!keep.empty()) absl::StrAppend(&body, "      ", keep, "\n");
+  }
   absl::StrAppend(&body, "      if (live) {\n");
   for (int k = 0; k < program_.outputs().size(); ++k) {
     absl::StrAppend(&body, "        ",

@@ -14,6 +14,7 @@
 #include "xla_lite/service/cuda_emitter.h"
 #include "xla_lite/service/kernel_program.h"
 #include "xla_lite/service/lazy_selects.h"
+#include "xla_lite/service/row_registers.h"
 
 namespace xla_lite::gpu::cuda_internal {
 
@@ -23,9 +24,12 @@ std::string ParameterDeclaration(const KernelParameters& parameters, int p);
 
 class ProgramEmitter {
  public:
+  // With `registers`, a row stage's loads and outputs that other stages
+  // hand on in registers (PlanRowRegisters) go through them.
   ProgramEmitter(const KernelProgram& program,
-                 const KernelParameters& parameters)
-      : program_(program), parameters_(parameters) {}
+                 const KernelParameters& parameters,
+                 const StageRegisters* registers = nullptr)
+      : program_(program), parameters_(parameters), registers_(registers) {}
 
   // The C name of op `id`'s value: i (the element index), r (the reduced
   // index), x<id> for indices, v<id> for values.
@@ -43,11 +47,16 @@ class ProgramEmitter {
                               std::string* out) const;
   // extern "C" __global__ void name(<every parameter>), bounded to blocks
   // of max_threads when it is not 0 (so that the compiler keeps a block
-  // that large within the register file).
-  std::string Signature(const std::string& name, int max_threads = 0) const;
+  // that large within the register file), and to registers that let
+  // min_blocks such blocks share a multiprocessor when that is not 0.
+  std::string Signature(const std::string& name, int max_threads = 0,
+                        int min_blocks = 0) const;
   // Stores `value` into output `output` at `index`.
   std::string Store(int output, const std::string& value,
                     const std::string& index) const;
+  // Keeps `value`, output `output`'s, in the register the stage's
+  // StageRegisters name for it; empty when there is none.
+  std::string Keep(int output, const std::string& value) const;
 
   std::string LoopBody() const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
@@ -105,6 +114,7 @@ class ProgramEmitter {
 
   const KernelProgram& program_;
   const KernelParameters& parameters_;
+  const StageRegisters* registers_;
 };
 
 }  // namespace xla_lite::gpu::cuda_internal
