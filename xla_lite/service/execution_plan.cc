@@ -407,7 +407,7 @@ absl::Status PlanBuilder::PlaceResults() {
 // bytes by their places in the sequence. Ordering by level (the longest
 // chain of dependencies before each op) instead, which puts each weight
 // gradient right after its inputs, made the f32 medium transformer's step
-// 3.5% longer on an H200 (docs/benchmarks.md).
+// 3.4% longer on an H200 (docs/benchmarks.md).
 absl::Status PlanBuilder::Order() {
   const int n = plan_.ops.size();
   std::vector<std::vector<int>> successors(n);
