@@ -53,6 +53,7 @@ struct Libraries {
   bool operator==(const Libraries& other) const {
     return blas == other.blas && dnn == other.dnn;
   }
+  bool any() const { return blas || dnn; }
 };
 
 // The libraries Compile loads under `options`: BLAS unless every gemm is
@@ -138,7 +139,7 @@ LibraryLoading LoadLibraries(se::StreamExecutor* executor,
                              const DebugOptions& options) {
   const Libraries wanted = WantedLibraries(options);
   LibraryLoading loading;
-  if (executor == nullptr || (!wanted.blas && !wanted.dnn)) {
+  if (executor == nullptr || !wanted.any()) {
     std::promise<Libraries> assumed;
     assumed.set_value(Libraries{});
     loading.libraries = assumed.get_future();
@@ -198,7 +199,7 @@ gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
 std::future<void> StartLoadingLibraries(se::StreamExecutor* executor,
                                         const DebugOptions& options) {
   const Libraries wanted = WantedLibraries(options);
-  if (executor == nullptr || (!wanted.blas && !wanted.dnn)) return {};
+  if (executor == nullptr || !wanted.any()) return {};
   return std::async(std::launch::async, [executor, wanted] {
     // Errors are Compile's to report: its library thread meets them again.
     if (wanted.blas) executor->AsBlas().status().IgnoreError();

@@ -137,6 +137,13 @@ RowAccess ClassifyRowAccess(const KernelProgram& program, int id,
 
 namespace {
 
+// A register's declaration: per thread in the row loop, or a shared slot
+// per row at the kernel's start.
+struct Declaration {
+  bool shared = false;
+  std::string text;
+};
+
 // The register a kept value names: "xl_e3" of "xl_e3[j_trip]".
 std::string RegisterOf(const std::string& lvalue) {
   return lvalue.substr(0, lvalue.find('['));
@@ -144,7 +151,7 @@ std::string RegisterOf(const std::string& lvalue) {
 
 // Drops what `plan` keeps that no stage reads, and declares the rest.
 void DeclareReadRegisters(
-    const absl::flat_hash_map<std::string, std::string>& declarations,
+    const absl::flat_hash_map<std::string, Declaration>& declarations,
     RowRegisterPlan& plan) {
   absl::flat_hash_set<std::string> read;
   for (const StageRegisters& stage : plan.stages) {
@@ -161,10 +168,10 @@ void DeclareReadRegisters(
   std::vector<std::string> names(read.begin(), read.end());
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    const std::string& declaration = declarations.at(name);
-    absl::StrAppend(name.rfind("xl_row", 0) == 0 ? &plan.row_declarations
-                                                 : &plan.element_declarations,
-                    declaration);
+    const Declaration& declaration = declarations.at(name);
+    absl::StrAppend(declaration.shared ? &plan.row_declarations
+                                       : &plan.element_declarations,
+                    declaration.text);
   }
 }
 
@@ -175,15 +182,16 @@ RowRegisterPlan PlanRowRegisters(const std::vector<RowKernelStage>& stages,
   RowRegisterPlan plan;
   plan.stages.resize(stages.size());
   if (lanes < 2) return plan;
-  // Per kernel parameter: the row length its element registers hold (0:
-  // none), and whether its row slot holds the row's value.
+  // Per kernel parameter: whether its element registers, and its row slot,
+  // hold its current values. Lanes are the kernel's, so registers of the
+  // same trips hold the same elements.
   struct Kept {
-    int64_t elements = 0;
+    bool elements = false;
     bool row = false;
   };
   absl::flat_hash_map<int, Kept> kept;
   absl::flat_hash_map<int, int64_t> trips_of;  // Parameter -> its registers' trips.
-  absl::flat_hash_map<std::string, std::string> declarations;  // By register.
+  absl::flat_hash_map<std::string, Declaration> declarations;  // By register.
   for (int s = 0; s < stages.size(); ++s) {
     const RowKernelStage& stage = stages[s];
     const KernelProgram& program = *stage.program;
@@ -203,14 +211,15 @@ RowRegisterPlan PlanRowRegisters(const std::vector<RowKernelStage>& stages,
     };
     auto element = [&](int p) {
       trips_of[p] = trips;
-      declarations[absl::StrCat("xl_e", p)] =
-          absl::StrCat("    ", type_of(p), " xl_e", p, "[", trips, "];\n");
+      declarations[absl::StrCat("xl_e", p)] = {
+          false, absl::StrCat("    ", type_of(p), " xl_e", p, "[", trips,
+                              "];\n")};
       return absl::StrCat("xl_e", p, "[", trip, "]");
     };
     auto row = [&](int p) {
-      declarations[absl::StrCat("xl_row", p)] = absl::StrCat(
-          "  __shared__ ", type_of(p), " xl_row", p, "[", rows_per_block,
-          "];\n");
+      declarations[absl::StrCat("xl_row", p)] = {
+          true, absl::StrCat("  __shared__ ", type_of(p), " xl_row", p, "[",
+                             rows_per_block, "];\n")};
       return absl::StrCat("xl_row", p, "[y]");
     };
     for (int id = 0; id < program.ops().size(); ++id) {
@@ -221,11 +230,11 @@ RowRegisterPlan PlanRowRegisters(const std::vector<RowKernelStage>& stages,
       switch (ClassifyRowAccess(program, op.operands[0], length)) {
         case RowAccess::kElement:
           if (!elements_fit(p)) break;
-          if (k.elements == length) {
+          if (k.elements) {
             registers.loads[id] = element(p);
-          } else if (k.elements == 0 && !k.row) {
+          } else if (!k.row) {
             registers.kept_loads[id] = element(p);
-            k.elements = length;
+            k.elements = true;
           }
           break;
         case RowAccess::kRow:
@@ -244,7 +253,7 @@ RowRegisterPlan PlanRowRegisters(const std::vector<RowKernelStage>& stages,
         k.row = true;
       } else if (elements_fit(p)) {
         registers.kept_outputs[o] = element(p);
-        k.elements = length;
+        k.elements = true;
       }
     }
   }
