@@ -274,6 +274,38 @@ ENTRY main {
   }
 }
 
+// A transpose that moves a batch dimension too, with the lhs's free
+// dimension last (attention's values, per head [d, q], read as [q, heads,
+// d]), becomes a transpose of the swapped product that keeps the minor
+// dimension: the gemm reads the rhs as its lhs, and the values stay right.
+TEST_P(DotTest, TransposeWithTheLhsFreeDimensionLastReadsTheSwappedProduct) {
+  const std::string hlo = R"(
+HloModule per_head
+
+ENTRY main {
+  v = f32[2,9,3,5] parameter(0)
+  p = f32[2,3,7,9] parameter(1)
+  d = f32[2,3,5,7] dot(v, p), lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+  ROOT t = f32[2,7,3,5] transpose(d), dimensions={0,3,1,2}
+})";
+  ExpectMatchesEvaluator(hlo, 0, 1);
+  DebugOptions options = OpByOpOptions();
+  options.set_xla_gpu_emitted_gemm_max_size(0);
+  auto executable = Compile(hlo, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::vector<PrimitiveType> types =
+      LibraryGemmOperandTypes(**executable);
+  ASSERT_EQ(types.size(), 2);
+  for (const gpu::Thunk* thunk : FlatThunks(**executable)) {
+    if (const auto* gemm = dynamic_cast<const gpu::GemmThunk*>(thunk)) {
+      EXPECT_EQ(gemm->config().lhs_shape.dimensions(),
+                (std::vector<int64_t>{2, 3, 7, 9}));
+      EXPECT_EQ(gemm->config().output_shape.dimensions(),
+                (std::vector<int64_t>{2, 3, 7, 5}));
+    }
+  }
+}
+
 // The rule's limits: a dot also read untransposed, and a transpose that
 // moves a batch dimension, are not swapped; their values stay right.
 TEST_P(DotTest, OtherTransposedProductsKeepTheirTranspose) {

@@ -141,9 +141,15 @@ HloInstruction* FoldOperandConvertsIntoDot(HloInstruction* dot) {
 // transposed result itself. JAX's weight gradients take this form (dy^T x
 // computed as [out, in], transposed to the weight's [in, out]), and the
 // optimizer fused after them read each gradient down its columns, a
-// sector per element. Only a dot read by nothing else is swapped (a dot
-// also read untransposed would need both results); null when the rule
-// does not apply.
+// sector per element.
+// A transpose that also moves batch dimensions, but whose minor dimension
+// is the lhs's last free one, becomes a transpose of dot(b, a) that keeps
+// the minor dimension: attention's weighted values, computed per head as
+// [d, q] and transposed to [q, heads, d], were read down their columns
+// (one element per 128-byte line); from dot(b, a), [q, d] per head, each
+// row of d is one contiguous run.
+// Only a dot read by nothing else is swapped (a dot also read
+// untransposed would need both results); null when neither rule applies.
 HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
                                      NameUniquer& names) {
   HloInstruction* dot = transpose->mutable_operand(0);
@@ -158,13 +164,21 @@ HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
   const int64_t rhs_free = dot->operand(1)->shape().rank() - batch -
                            d.rhs_contracting_dimensions.size();
   if (lhs_free == 0 || rhs_free == 0) return nullptr;
-  // The dot's result is [batch..., lhs free..., rhs free...].
-  std::vector<int64_t> swapped;
-  for (int64_t i = 0; i < batch; ++i) swapped.push_back(i);
-  for (int64_t i = 0; i < rhs_free; ++i)
-    swapped.push_back(batch + lhs_free + i);
-  for (int64_t i = 0; i < lhs_free; ++i) swapped.push_back(batch + i);
-  if (transpose->dimensions() != swapped) return nullptr;
+  // Dimension i of dot(a, b), [batch..., lhs free..., rhs free...], is
+  // dimension moved[i] of dot(b, a), [batch..., rhs free..., lhs free...].
+  auto moved = [&](int64_t i) {
+    if (i < batch) return i;
+    if (i < batch + lhs_free) return i + rhs_free;
+    return i - lhs_free;
+  };
+  std::vector<int64_t> remaining;
+  for (int64_t i : transpose->dimensions()) remaining.push_back(moved(i));
+  const int64_t minor = dot->shape().rank() - 1;
+  const bool folds = IsIdentityPermutation(remaining);
+  if (!folds && (remaining.back() != minor ||
+                 transpose->dimensions().back() == minor)) {
+    return nullptr;
+  }
   HloInstruction* result =
       CloneInstruction(transpose->parent(), *dot,
                        {dot->mutable_operand(1), dot->mutable_operand(0)},
@@ -175,8 +189,19 @@ HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
   std::vector<PrecisionConfig> precision = dot->operand_precision();
   std::reverse(precision.begin(), precision.end());
   result->set_operand_precision(std::move(precision));
-  *result->mutable_shape() = transpose->shape();
-  return result;
+  if (folds) {
+    *result->mutable_shape() = transpose->shape();
+    return result;
+  }
+  std::vector<int64_t> dimensions;
+  for (int64_t i = 0; i < dot->shape().rank(); ++i) {
+    dimensions.push_back(dot->shape().dimensions(
+        i < batch ? i : (i < batch + rhs_free ? i + lhs_free : i - rhs_free)));
+  }
+  *result->mutable_shape() =
+      Shape::Array(dot->shape().element_type(), dimensions);
+  return AddTranspose(transpose->parent(), result, std::move(remaining),
+                      names.Get(transpose->name()));
 }
 
 // A replacement for `instr`, or null when no rule applies. May edit `instr`
