@@ -152,6 +152,7 @@ absl::StatusOr<const CommandBuffer::Command*> CommandBuffer::AddCommand(
   RETURN_IF_ERROR(args);
   auto command = std::unique_ptr<Command>(new Command(num_commands(), kind));
   command->label_ = std::move(label);
+  command->priority_ = priority_;
   for (const Command* dep : deps) {
     ASSIGN_OR_RETURN(Command * found,
                      FindCommand(dep, absl::StrCat(what, ": dependency")));
@@ -411,8 +412,10 @@ absl::Status CommandBuffer::Submit(Stream* stream) {
 std::string CommandBuffer::ToDot() const {
   std::string dot = "digraph command_buffer {\n";
   for (const auto& command : commands_) {
-    absl::StrAppendFormat(&dot, "  n%d [label=\"%s\"];\n", command->id_,
-                          command->label_);
+    // High-priority commands (the longest path) are drawn bold.
+    absl::StrAppendFormat(
+        &dot, "  n%d [label=\"%s\"%s];\n", command->id_, command->label_,
+        command->priority_ == Command::Priority::kHigh ? ", style=bold" : "");
     for (int dep : command->dependencies_) {
       absl::StrAppendFormat(&dot, "  n%d -> n%d;\n", dep, command->id_);
     }

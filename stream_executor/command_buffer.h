@@ -58,6 +58,11 @@ class CommandBuffer {
       kWhile,
       kCase
     };
+    // How the GPU's block scheduler ranks the command's kernels against
+    // those of other commands running at once: a kHigh kernel's waiting
+    // blocks take free room on a multiprocessor before a kNormal one's.
+    // Platforms without launch priorities run both alike.
+    enum class Priority { kNormal, kHigh };
 
     Command(const Command&) = delete;
     Command& operator=(const Command&) = delete;
@@ -73,6 +78,7 @@ class CommandBuffer {
     const std::vector<int>& dependencies() const { return dependencies_; }
     // Ids of the commands that wait for this one, in creation order.
     const std::vector<int>& dependents() const { return dependents_; }
+    Priority priority() const { return priority_; }
 
    private:
     friend class CommandBuffer;
@@ -83,6 +89,7 @@ class CommandBuffer {
     std::string label_;
     std::vector<int> dependencies_;
     std::vector<int> dependents_;
+    Priority priority_ = Priority::kNormal;
   };
   using Dependencies = absl::Span<const Command* const>;
 
@@ -101,6 +108,11 @@ class CommandBuffer {
   virtual ~CommandBuffer() = default;
   CommandBuffer(const CommandBuffer&) = delete;
   CommandBuffer& operator=(const CommandBuffer&) = delete;
+
+  // The priority of the commands created from here on (kNormal at first):
+  // a recorder marks the commands of its graph's longest path kHigh, so
+  // that work with slack yields to them.
+  void set_priority(Command::Priority priority) { priority_ = priority; }
 
   absl::StatusOr<const Command*> CreateLaunch(const LaunchDimensions& dims,
                                               const Kernel& kernel,
@@ -299,6 +311,7 @@ class CommandBuffer {
   Counters counters_;
   std::vector<std::unique_ptr<Command>> commands_;
   bool needs_reinstantiation_ = false;
+  Command::Priority priority_ = Command::Priority::kNormal;
 };
 
 // Runs `fn` on `stream` under stream capture and returns what it enqueued,

@@ -487,6 +487,7 @@ DebugOptions DefaultDebugOptions() {
   options.set_xla_gpu_autotune_level(0);
   options.set_xla_gpu_warm_up_blas(true);
   options.set_xla_gpu_f32_gemm_on_fp64_tensor_cores(true);
+  options.set_xla_gpu_command_buffer_priorities(true);
   return options;
 }
 

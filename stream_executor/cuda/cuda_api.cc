@@ -1,6 +1,7 @@
 #include "stream_executor/cuda/cuda_api.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -396,6 +397,43 @@ GpuError GraphDestroyNode(GpuGraphNodeHandle node) {
   return FromRuntime(cudaGraphDestroyNode(ToCuda(node)));
 }
 
+// Sets `priority` on a kernel node, or on every kernel node of the graph a
+// child node embeds (changing that graph changes the node, CUDA runtime
+// API reference), recursively.
+cudaError_t SetKernelPriority(cudaGraphNode_t node, int priority) {
+  cudaGraphNodeType type;
+  cudaError_t error = cudaGraphNodeGetType(node, &type);
+  if (error != cudaSuccess) return error;
+  if (type == cudaGraphNodeTypeKernel) {
+    cudaLaunchAttributeValue value = {};
+    value.priority = priority;
+    return cudaGraphKernelNodeSetAttribute(node, cudaLaunchAttributePriority,
+                                           &value);
+  }
+  if (type != cudaGraphNodeTypeGraph) return cudaSuccess;
+  cudaGraph_t child = nullptr;
+  error = cudaGraphChildGraphNodeGetGraph(node, &child);
+  size_t count = 0;
+  if (error == cudaSuccess) error = cudaGraphGetNodes(child, nullptr, &count);
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (error == cudaSuccess && count > 0) {
+    error = cudaGraphGetNodes(child, nodes.data(), &count);
+  }
+  for (cudaGraphNode_t inner : nodes) {
+    if (error != cudaSuccess) break;
+    error = SetKernelPriority(inner, priority);
+  }
+  return error;
+}
+
+GpuError GraphNodeSetHighPriority(GpuGraphNodeHandle node) {
+  // Lower numbers are higher priorities: the range is [greatest, least].
+  int least = 0, greatest = 0;
+  cudaError_t error = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  if (error == cudaSuccess) error = SetKernelPriority(ToCuda(node), greatest);
+  return FromRuntime(error);
+}
+
 GpuError GraphKernelNodeSetParams(GpuGraphNodeHandle node,
                                   const gpu::GpuKernelNodeParams* params) {
   CUDA_KERNEL_NODE_PARAMS cuda_params = ToCuda(*params);
@@ -418,7 +456,8 @@ GpuError GraphMemset32NodeSetParams(GpuGraphNodeHandle node, void* dst,
 GpuError GraphInstantiate(GpuGraphExecHandle* exec, GpuGraphHandle graph) {
   cudaGraphExec_t cuda_exec = nullptr;
   cudaError_t error =
-      cudaGraphInstantiate(&cuda_exec, ToCuda(graph), /*flags=*/0);
+      cudaGraphInstantiate(&cuda_exec, ToCuda(graph),
+                           cudaGraphInstantiateFlagUseNodePriority);
   *exec = reinterpret_cast<GpuGraphExecHandle>(cuda_exec);
   return FromRuntime(error);
 }
@@ -582,6 +621,7 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       .graph_add_dependency = &GraphAddDependency,
       .graph_add_programmatic_dependency = &GraphAddProgrammaticDependency,
       .graph_destroy_node = &GraphDestroyNode,
+      .graph_node_set_high_priority = &GraphNodeSetHighPriority,
       .graph_kernel_node_set_params = &GraphKernelNodeSetParams,
       .graph_memcpy_d2d_node_set_params = &GraphMemcpyD2DNodeSetParams,
       .graph_memset32_node_set_params = &GraphMemset32NodeSetParams,

@@ -181,6 +181,12 @@ struct GpuApi {
       nullptr;
   // Also removes the node's edges.
   GpuError (*graph_destroy_node)(GpuGraphNodeHandle node);
+  // Gives a kernel node, or every kernel node in the graph a child node
+  // holds (a library's captured kernels), the device's highest launch
+  // priority; other nodes are left as they are. Executables instantiated
+  // afterwards launch each kernel at its node's priority. Null where the
+  // platform has no per-node priorities (its nodes then all run alike).
+  GpuError (*graph_node_set_high_priority)(GpuGraphNodeHandle node) = nullptr;
 
   // New parameters for a node of a (not instantiated) graph; executable
   // graphs instantiated from it earlier keep theirs.
@@ -192,9 +198,11 @@ struct GpuApi {
   GpuError (*graph_memset32_node_set_params)(GpuGraphNodeHandle node, void* dst,
                                              uint32_t pattern, size_t count);
 
-  // Executable graphs. Instantiation takes no flags: no auto-free of graph
-  // allocations, no device launch. The executable is independent of the
-  // graph it came from, which may change or die afterwards.
+  // Executable graphs: no auto-free of graph allocations, no device
+  // launch; where nodes have priorities (graph_node_set_high_priority),
+  // kernels run at their node's rather than the launching stream's, which
+  // here always has the default priority. The executable is independent of
+  // the graph it came from, which may change or die afterwards.
   GpuError (*graph_instantiate)(GpuGraphExecHandle* exec, GpuGraphHandle graph);
   GpuError (*graph_exec_destroy)(GpuGraphExecHandle exec);
   GpuError (*graph_launch)(GpuGraphExecHandle exec, GpuStreamHandle stream);

@@ -141,6 +141,17 @@ bool GpuCommandBuffer::IsEmptyNode(Kind kind, const Node& node) const {
   return false;
 }
 
+absl::Status GpuCommandBuffer::ApplyPriority(const Command& command,
+                                             GpuGraphNodeHandle handle) {
+  if (command.priority() != Command::Priority::kHigh ||
+      api_.graph_node_set_high_priority == nullptr) {
+    return absl::OkStatus();
+  }
+  return ToStatus(api_, api_.graph_node_set_high_priority(handle),
+                  absl::StrCat("raising the priority of '", command.label(),
+                               "'"));
+}
+
 absl::Status GpuCommandBuffer::AddGraphNode(const Command& command, Node node,
                                             AddFn add, bool programmatic) {
   CHECK_EQ(command.id(), static_cast<int>(nodes_.size()))
@@ -164,6 +175,12 @@ absl::Status GpuCommandBuffer::AddGraphNode(const Command& command, Node node,
       ToStatus(api_,
                add(node, &node.handle, dep_handles.data(), dep_handles.size()),
                absl::StrCat("adding graph node '", command.label(), "'")));
+  absl::Status prioritized = ApplyPriority(command, node.handle);
+  if (!prioritized.ok()) {
+    prioritized.Update(ToStatus(api_, api_.graph_destroy_node(node.handle),
+                                "graph node destroy"));
+    return prioritized;
+  }
   int64_t programmatic_edges = 0;
   for (GpuGraphNodeHandle from : programmatic_handles) {
     absl::Status added = ToStatus(
@@ -244,6 +261,7 @@ absl::Status GpuCommandBuffer::RebuildNode(const Command& command) {
                EmitNode(command.kind(), node, node.child.get(), &node.handle,
                         dep_handles.data(), dep_handles.size()),
                absl::StrCat("rebuilding graph node '", command.label(), "'")));
+  RETURN_IF_ERROR(ApplyPriority(command, node.handle));
   node.is_empty_node = IsEmptyNode(command.kind(), node);
   // Destroying the old node took its outgoing edges with it.
   std::vector<GpuGraphNodeHandle> successors;

@@ -149,6 +149,9 @@ class GpuCommandBuffer : public CommandBuffer {
   absl::Status CommitUpdates() override;
   absl::Status Launch(Stream* stream) override;
 
+  // Raises the template node `handle` of a kHigh `command` to the device's
+  // highest launch priority, where the platform has node priorities.
+  absl::Status ApplyPriority(const Command& command, GpuGraphNodeHandle handle);
   // Adds `node` to the template through `add`, after the template nodes of
   // `command`'s dependencies, and records it. With `programmatic`, the
   // edges from kernel nodes among them are programmatic

@@ -738,6 +738,67 @@ TEST_P(CommandBufferConformanceTest, DotNamesNodesAndEdges) {
   EXPECT_NE(cb->ToDot().find("memset 128"), std::string::npos) << cb->ToDot();
 }
 
+// Priorities are the recorder's to set: commands take the one set when
+// they are created, the graph shows them bold, and high-priority kernels
+// (a launch, and one in a traced child, where CUDA raises each kernel node)
+// compute what normal ones do, through an update that rebuilds the child.
+TEST_P(CommandBufferConformanceTest, HighPriorityCommandsRunAsOthersDo) {
+  auto cb = NewCommandBuffer();
+  ASSERT_NE(cb, nullptr);
+  auto traced_launch = [&](float a) {
+    auto graph = se::TraceIntoGraph(stream_.get(), [&](se::Stream* s) {
+      return s->Launch(dims_, *kernel_, Args(a, dx_.cref(), dz_.cref(), kN));
+    });
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    return graph.ok() ? std::move(*graph) : nullptr;
+  };
+  auto zero = cb->CreateMemset(dy_.cref(), 0, kN * 4, {});
+  auto zero_z = cb->CreateMemset(dz_.cref(), 0, kN * 4, {});
+  ASSERT_TRUE(zero.ok() && zero_z.ok());
+  cb->set_priority(Command::Priority::kHigh);
+  auto launch = cb->CreateLaunch(dims_, *kernel_,
+                                 Args(2, dx_.cref(), dy_.cref(), kN), {*zero});
+  ASSERT_TRUE(launch.ok()) << launch.status();
+  auto traced = traced_launch(3);
+  ASSERT_NE(traced, nullptr);
+  auto child = cb->CreateChild(*traced, {*zero_z});
+  ASSERT_TRUE(child.ok()) << child.status();
+  cb->set_priority(Command::Priority::kNormal);
+  auto after = cb->CreateLaunch(dims_, *kernel_,
+                                Args(1, dx_.cref(), dy_.cref(), kN), {*launch});
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ((*launch)->priority(), Command::Priority::kHigh);
+  EXPECT_EQ((*child)->priority(), Command::Priority::kHigh);
+  EXPECT_EQ((*after)->priority(), Command::Priority::kNormal);
+  EXPECT_NE(cb->ToDot().find("n2 [label=\"launch"), std::string::npos);
+  EXPECT_NE(cb->ToDot().find("\", style=bold];\n  n0 -> n2;"),
+            std::string::npos)
+      << cb->ToDot();
+  ASSERT_TRUE(cb->Finalize().ok());
+  ASSERT_TRUE(cb->Submit(stream_.get()).ok());
+  std::vector<float> y = Download(dy_.cref()), z = Download(dz_.cref());
+  for (int i = 0; i < kN; ++i) {
+    ASSERT_FLOAT_EQ(y[i], 3 * x_[i]) << i;
+    ASSERT_FLOAT_EQ(z[i], 3 * x_[i]) << i;
+  }
+  // A child of another shape (two kernels) is rebuilt, priority and all.
+  ASSERT_TRUE(cb->Update().ok());
+  auto twice = se::TraceIntoGraph(stream_.get(), [&](se::Stream* s) {
+    for (int i = 0; i < 2; ++i) {
+      absl::Status status =
+          s->Launch(dims_, *kernel_, Args(1, dx_.cref(), dz_.cref(), kN));
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(twice.ok()) << twice.status();
+  ASSERT_TRUE(cb->UpdateChild(*child, **twice).ok());
+  ASSERT_TRUE(cb->Finalize().ok());
+  ASSERT_TRUE(cb->Submit(stream_.get()).ok());
+  z = Download(dz_.cref());
+  for (int i = 0; i < kN; ++i) ASSERT_FLOAT_EQ(z[i], 2 * x_[i]) << i;
+}
+
 INSTANTIATE_FOR_ALL_PLATFORMS(CommandBufferConformanceTest);
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +14,7 @@
 #include "base/status_macros.h"
 #include "glog/logging.h"
 #include "xla_lite/runtime/command_dependencies.h"
+#include "xla_lite/runtime/command_priorities.h"
 
 namespace xla_lite::gpu {
 namespace {
@@ -93,6 +95,16 @@ std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
   return dependencies;
 }
 
+std::vector<bool> Critical(const ThunkSequence& thunks,
+                           const std::vector<std::vector<int64_t>>& deps) {
+  std::vector<double> micros;
+  for (const auto& thunk : thunks) micros.push_back(EstimatedMicros(*thunk));
+  std::vector<bool> critical = CriticalCommands(micros, deps, kCriticalSlack);
+  VLOG(1) << absl::c_count(critical, true) << " of " << thunks.size()
+          << " commands on the longest path";
+  return critical;
+}
+
 // What a command buffer and the trace caches that feed it have counted so
 // far, as the ExecutionStats counters they feed; what a record or update
 // did is the difference of two readings.
@@ -148,7 +160,8 @@ CommandBufferThunk::CommandBufferThunk(std::string name, ThunkSequence thunks)
       allocations_(UsedAllocations(sequence_->thunks())),
       thunk_allocations_(ThunkAllocations(sequence_->thunks(), allocations_)),
       written_(WrittenAllocations(sequence_->thunks(), allocations_)),
-      dependencies_(Dependencies(sequence_->thunks())) {}
+      dependencies_(Dependencies(sequence_->thunks())),
+      critical_(Critical(sequence_->thunks(), dependencies_)) {}
 
 CommandBufferThunk::~CommandBufferThunk() {
   if (!VLOG_IS_ON(1)) return;
@@ -284,10 +297,16 @@ absl::StatusOr<std::vector<const Command*>> CommandBufferThunk::RecordCommands(
     ExecutorState& state, const ExecuteParams& params,
     se::CommandBuffer& command_buffer) {
   const ThunkSequence& sequence = thunks();
+  const bool prioritize =
+      params.debug_options != nullptr &&
+      params.debug_options->xla_gpu_command_buffer_priorities();
   std::vector<const Command*> commands;
   for (int64_t i = 0; i < sequence.size(); ++i) {
     std::vector<const Command*> deps;
     for (int64_t d : dependencies_[i]) deps.push_back(commands[d]);
+    command_buffer.set_priority(prioritize && critical_[i]
+                                    ? Command::Priority::kHigh
+                                    : Command::Priority::kNormal);
     absl::StatusOr<const Command*> command = sequence[i]->Record(
         MakeRecordParams(state, params, i), &command_buffer, deps);
     if (!command.ok()) return AnnotateWith(command.status(), *sequence[i]);

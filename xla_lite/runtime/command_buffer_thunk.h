@@ -27,7 +27,9 @@ namespace xla_lite::gpu {
 //      never pays for recording, and whatever libraries set up lazily on
 //      first use happens outside stream capture, which refuses allocation.
 //   2. Record. The second records one command per thunk, ordered by their
-//      buffer uses (see CommandDependencies), finalizes and submits.
+//      buffer uses (see CommandDependencies), finalizes and submits. With
+//      xla_gpu_command_buffer_priorities, the commands of the graph's
+//      longest path launch at high priority (see command_priorities.h).
 //   3. Replay. Later ones compare the addresses of the allocations the
 //      commands use with those they hold. All equal: submit only. Some
 //      moved: update the commands that use a moved allocation, then
@@ -72,6 +74,8 @@ class CommandBufferThunk : public Thunk {
   const std::vector<std::vector<int64_t>>& dependencies() const {
     return dependencies_;
   }
+  // By thunk: whether its command is on the longest path (CriticalCommands).
+  const std::vector<bool>& critical() const { return critical_; }
 
  private:
   struct ExecutorState {
@@ -139,6 +143,7 @@ class CommandBufferThunk : public Thunk {
   // By position in `allocations_`: whether some thunk writes it.
   const std::vector<bool> written_;
   const std::vector<std::vector<int64_t>> dependencies_;
+  const std::vector<bool> critical_;
 
   // Guards the map only. Entries are added by Initialize and never removed,
   // so a state found under the lock stays valid after it is released.
