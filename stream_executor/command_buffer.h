@@ -103,6 +103,9 @@ class CommandBuffer {
     int64_t submits = 0;
     // Edges that let a kernel launch before its producer kernel finishes.
     int64_t programmatic_edges = 0;
+    // Template nodes the platform raised to high priority (kHigh commands
+    // where the platform has node priorities; a rebuilt node counts again).
+    int64_t high_priority_nodes = 0;
   };
 
   virtual ~CommandBuffer() = default;
@@ -111,7 +114,8 @@ class CommandBuffer {
 
   // The priority of the commands created from here on (kNormal at first):
   // a recorder marks the commands of its graph's longest path kHigh, so
-  // that work with slack yields to them.
+  // that work with slack yields to them. The nested command buffers of a
+  // loop or branch start at kNormal: their kernels run at normal priority.
   void set_priority(Command::Priority priority) { priority_ = priority; }
 
   absl::StatusOr<const Command*> CreateLaunch(const LaunchDimensions& dims,
@@ -284,6 +288,7 @@ class CommandBuffer {
   void CountProgrammaticEdges(int64_t edges) {
     counters_.programmatic_edges += edges;
   }
+  void CountHighPriorityNode() { ++counters_.high_priority_nodes; }
 
  private:
   // Records a command of `kind` after `deps` once `create` (the platform

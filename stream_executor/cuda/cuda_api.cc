@@ -397,9 +397,11 @@ GpuError GraphDestroyNode(GpuGraphNodeHandle node) {
   return FromRuntime(cudaGraphDestroyNode(ToCuda(node)));
 }
 
+cudaError_t SetKernelPriorities(cudaGraph_t graph, int priority);
+
 // Sets `priority` on a kernel node, or on every kernel node of the graph a
 // child node embeds (changing that graph changes the node, CUDA runtime
-// API reference), recursively.
+// API reference).
 cudaError_t SetKernelPriority(cudaGraphNode_t node, int priority) {
   cudaGraphNodeType type;
   cudaError_t error = cudaGraphNodeGetType(node, &type);
@@ -413,24 +415,41 @@ cudaError_t SetKernelPriority(cudaGraphNode_t node, int priority) {
   if (type != cudaGraphNodeTypeGraph) return cudaSuccess;
   cudaGraph_t child = nullptr;
   error = cudaGraphChildGraphNodeGetGraph(node, &child);
+  return error == cudaSuccess ? SetKernelPriorities(child, priority) : error;
+}
+
+cudaError_t SetKernelPriorities(cudaGraph_t graph, int priority) {
   size_t count = 0;
-  if (error == cudaSuccess) error = cudaGraphGetNodes(child, nullptr, &count);
+  cudaError_t error = cudaGraphGetNodes(graph, nullptr, &count);
   std::vector<cudaGraphNode_t> nodes(count);
   if (error == cudaSuccess && count > 0) {
-    error = cudaGraphGetNodes(child, nodes.data(), &count);
+    error = cudaGraphGetNodes(graph, nodes.data(), &count);
   }
-  for (cudaGraphNode_t inner : nodes) {
+  for (cudaGraphNode_t node : nodes) {
     if (error != cudaSuccess) break;
-    error = SetKernelPriority(inner, priority);
+    error = SetKernelPriority(node, priority);
   }
   return error;
 }
 
+// The current device's highest priority: lower numbers are higher, and
+// the range is [greatest, least].
+cudaError_t HighestPriority(int* greatest) {
+  int least = 0;
+  return cudaDeviceGetStreamPriorityRange(&least, greatest);
+}
+
 GpuError GraphNodeSetHighPriority(GpuGraphNodeHandle node) {
-  // Lower numbers are higher priorities: the range is [greatest, least].
-  int least = 0, greatest = 0;
-  cudaError_t error = cudaDeviceGetStreamPriorityRange(&least, &greatest);
-  if (error == cudaSuccess) error = SetKernelPriority(ToCuda(node), greatest);
+  int priority = 0;
+  cudaError_t error = HighestPriority(&priority);
+  if (error == cudaSuccess) error = SetKernelPriority(ToCuda(node), priority);
+  return FromRuntime(error);
+}
+
+GpuError GraphSetHighPriority(GpuGraphHandle graph) {
+  int priority = 0;
+  cudaError_t error = HighestPriority(&priority);
+  if (error == cudaSuccess) error = SetKernelPriorities(ToCuda(graph), priority);
   return FromRuntime(error);
 }
 
@@ -622,6 +641,7 @@ absl::StatusOr<const gpu::GpuApi*> Load() {
       .graph_add_programmatic_dependency = &GraphAddProgrammaticDependency,
       .graph_destroy_node = &GraphDestroyNode,
       .graph_node_set_high_priority = &GraphNodeSetHighPriority,
+      .graph_set_high_priority = &GraphSetHighPriority,
       .graph_kernel_node_set_params = &GraphKernelNodeSetParams,
       .graph_memcpy_d2d_node_set_params = &GraphMemcpyD2DNodeSetParams,
       .graph_memset32_node_set_params = &GraphMemset32NodeSetParams,

@@ -181,12 +181,15 @@ struct GpuApi {
       nullptr;
   // Also removes the node's edges.
   GpuError (*graph_destroy_node)(GpuGraphNodeHandle node);
-  // Gives a kernel node, or every kernel node in the graph a child node
-  // holds (a library's captured kernels), the device's highest launch
-  // priority; other nodes are left as they are. Executables instantiated
-  // afterwards launch each kernel at its node's priority. Null where the
-  // platform has no per-node priorities (its nodes then all run alike).
+  // Give a kernel node, or every kernel node in the graph a child node
+  // holds (a library's captured kernels), or every kernel node of `graph`,
+  // the device's highest launch priority; other nodes are left as they
+  // are. Executables instantiated or updated afterwards launch each kernel
+  // at its node's priority. Null where the platform has no per-node
+  // priorities (its nodes then all run alike); a backend fills both or
+  // neither.
   GpuError (*graph_node_set_high_priority)(GpuGraphNodeHandle node) = nullptr;
+  GpuError (*graph_set_high_priority)(GpuGraphHandle graph) = nullptr;
 
   // New parameters for a node of a (not instantiated) graph; executable
   // graphs instantiated from it earlier keep theirs.

@@ -141,15 +141,25 @@ bool GpuCommandBuffer::IsEmptyNode(Kind kind, const Node& node) const {
   return false;
 }
 
+bool GpuCommandBuffer::RaisesPriority(const Command& command) const {
+  return command.priority() == Command::Priority::kHigh &&
+         api_.graph_node_set_high_priority != nullptr;
+}
+
 absl::Status GpuCommandBuffer::ApplyPriority(const Command& command,
-                                             GpuGraphNodeHandle handle) {
-  if (command.priority() != Command::Priority::kHigh ||
-      api_.graph_node_set_high_priority == nullptr) {
-    return absl::OkStatus();
+                                             GpuGraphNodeHandle& handle) {
+  if (!RaisesPriority(command)) return absl::OkStatus();
+  absl::Status status = ToStatus(
+      api_, api_.graph_node_set_high_priority(handle),
+      absl::StrCat("raising the priority of '", command.label(), "'"));
+  if (status.ok()) {
+    CountHighPriorityNode();
+    return status;
   }
-  return ToStatus(api_, api_.graph_node_set_high_priority(handle),
-                  absl::StrCat("raising the priority of '", command.label(),
-                               "'"));
+  status.Update(ToStatus(api_, api_.graph_destroy_node(handle),
+                         "graph node destroy"));
+  handle = nullptr;
+  return status;
 }
 
 absl::Status GpuCommandBuffer::AddGraphNode(const Command& command, Node node,
@@ -175,12 +185,7 @@ absl::Status GpuCommandBuffer::AddGraphNode(const Command& command, Node node,
       ToStatus(api_,
                add(node, &node.handle, dep_handles.data(), dep_handles.size()),
                absl::StrCat("adding graph node '", command.label(), "'")));
-  absl::Status prioritized = ApplyPriority(command, node.handle);
-  if (!prioritized.ok()) {
-    prioritized.Update(ToStatus(api_, api_.graph_destroy_node(node.handle),
-                                "graph node destroy"));
-    return prioritized;
-  }
+  RETURN_IF_ERROR(ApplyPriority(command, node.handle));
   int64_t programmatic_edges = 0;
   for (GpuGraphNodeHandle from : programmatic_handles) {
     absl::Status added = ToStatus(
@@ -261,6 +266,7 @@ absl::Status GpuCommandBuffer::RebuildNode(const Command& command) {
                EmitNode(command.kind(), node, node.child.get(), &node.handle,
                         dep_handles.data(), dep_handles.size()),
                absl::StrCat("rebuilding graph node '", command.label(), "'")));
+  // On failure the node stays stale, and the next Finalize rebuilds it.
   RETURN_IF_ERROR(ApplyPriority(command, node.handle));
   node.is_empty_node = IsEmptyNode(command.kind(), node);
   // Destroying the old node took its outgoing edges with it.
@@ -437,6 +443,11 @@ absl::StatusOr<CommandBuffer::NodeUpdate> GpuCommandBuffer::UpdateChildNode(
   Node& node = nodes_[command.id()];
   node.child = OwnedGpuGraph(&api_, copy);
   node.child_nodes = gpu_graph->num_nodes();
+  // An in-place update takes the kernels' priorities from the new graph.
+  if (RaisesPriority(command)) {
+    RETURN_IF_ERROR(ToStatus(api_, api_.graph_set_high_priority(copy),
+                             "raising the priority of a child graph"));
+  }
   return ApplyUpdate(
       command,
       [&] {

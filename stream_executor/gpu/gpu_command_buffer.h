@@ -149,9 +149,14 @@ class GpuCommandBuffer : public CommandBuffer {
   absl::Status CommitUpdates() override;
   absl::Status Launch(Stream* stream) override;
 
-  // Raises the template node `handle` of a kHigh `command` to the device's
-  // highest launch priority, where the platform has node priorities.
-  absl::Status ApplyPriority(const Command& command, GpuGraphNodeHandle handle);
+  // Whether `command` is kHigh and the platform has node priorities.
+  bool RaisesPriority(const Command& command) const;
+  // Raises the template node `handle` of such a command to the device's
+  // highest launch priority. On failure the node is destroyed and `handle`
+  // cleared: the caller then discards the command, or leaves the node
+  // stale for the next Finalize to rebuild.
+  absl::Status ApplyPriority(const Command& command,
+                             GpuGraphNodeHandle& handle);
   // Adds `node` to the template through `add`, after the template nodes of
   // `command`'s dependencies, and records it. With `programmatic`, the
   // edges from kernel nodes among them are programmatic

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/mlp_program.h"
@@ -490,6 +491,45 @@ TEST_P(CommandBufferThunkTest, DumpsEachRecordAsDot) {
     ++edges;
   }
   EXPECT_EQ(edges, 4) << dot.str();
+}
+
+// The commands on the longest path (the gemm, the bias, and the column
+// sum or last row after it; not the lone memset) are recorded at high
+// priority with xla_gpu_command_buffer_priorities, and none without.
+TEST_P(CommandBufferThunkTest, LongestPathIsRecordedAtHighPriority) {
+  std::unique_ptr<CommandBufferThunk> probe = MlpCommandBuffer();
+  const std::vector<bool>& critical = probe->critical();
+  ASSERT_EQ(critical.size(), 5);
+  EXPECT_TRUE(critical[0] && critical[1]);
+  EXPECT_FALSE(critical[2]);
+  EXPECT_TRUE(critical[3] || critical[4]);
+  const int64_t want = absl::c_count(critical, true);
+  for (const bool on : {true, false}) {
+    SCOPED_TRACE(on);
+    std::string dir = absl::StrCat(::testing::TempDir(), "priority_", on, "_",
+                                   GetParam());
+    ASSERT_TRUE(mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) << dir;
+    options_.set_xla_gpu_dump_command_buffer_dot_dir(dir);
+    options_.set_xla_gpu_command_buffer_priorities(on);
+    std::unique_ptr<CommandBufferThunk> thunk = MlpCommandBuffer();
+    XLA_LITE_ASSERT_OK(Initialize(*thunk));
+    std::mt19937 rng(7);
+    MlpBuffers buffers = NewMlpBuffers(rng);
+    XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
+    XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
+    ExpectMlpResults(buffers, "recorded");
+    std::ifstream in(absl::StrCat(dir, "/mlp.device",
+                                  executor_->device_ordinal(), ".record1.dot"));
+    ASSERT_TRUE(in.good());
+    std::stringstream dot;
+    dot << in.rdbuf();
+    int64_t bold = 0;
+    for (size_t at = dot.str().find("style=bold"); at != std::string::npos;
+         at = dot.str().find("style=bold", at + 1)) {
+      ++bold;
+    }
+    EXPECT_EQ(bold, on ? want : 0) << dot.str();
+  }
 }
 
 // Two threads, each with its own stream and buffers, share one command

@@ -289,6 +289,18 @@ ENTRY main {
   ROOT t = f32[2,7,3,5] transpose(d), dimensions={0,3,1,2}
 })";
   ExpectMatchesEvaluator(hlo, 0, 1);
+  // Two free dimensions on the lhs and one on the rhs, so that the two
+  // counts cannot stand in for each other.
+  ExpectMatchesEvaluator(R"(
+HloModule uneven
+
+ENTRY main {
+  v = f32[2,9,3,5,4] parameter(0)
+  p = f32[2,3,7,9] parameter(1)
+  d = f32[2,3,5,4,7] dot(v, p), lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+  ROOT t = f32[2,7,3,5,4] transpose(d), dimensions={0,4,1,2,3}
+})",
+                         0, 1);
   DebugOptions options = OpByOpOptions();
   options.set_xla_gpu_emitted_gemm_max_size(0);
   auto executable = Compile(hlo, options);
@@ -307,7 +319,8 @@ ENTRY main {
 }
 
 // The rule's limits: a dot also read untransposed, and a transpose that
-// moves a batch dimension, are not swapped; their values stay right.
+// ends in the rhs's free dimension (already read in order), are not
+// swapped; their values stay right.
 TEST_P(DotTest, OtherTransposedProductsKeepTheirTranspose) {
   const std::vector<std::string> cases = {R"(
 HloModule read_twice

@@ -774,6 +774,9 @@ TEST_P(CommandBufferConformanceTest, HighPriorityCommandsRunAsOthersDo) {
   EXPECT_NE(cb->ToDot().find("\", style=bold];\n  n0 -> n2;"),
             std::string::npos)
       << cb->ToDot();
+  // CUDA raises the two kHigh nodes; the host has no launch priorities.
+  const int64_t raised = GetParam() == "cuda" ? 2 : 0;
+  EXPECT_EQ(cb->counters().high_priority_nodes, raised);
   ASSERT_TRUE(cb->Finalize().ok());
   ASSERT_TRUE(cb->Submit(stream_.get()).ok());
   std::vector<float> y = Download(dy_.cref()), z = Download(dz_.cref());
@@ -794,6 +797,7 @@ TEST_P(CommandBufferConformanceTest, HighPriorityCommandsRunAsOthersDo) {
   ASSERT_TRUE(twice.ok()) << twice.status();
   ASSERT_TRUE(cb->UpdateChild(*child, **twice).ok());
   ASSERT_TRUE(cb->Finalize().ok());
+  EXPECT_EQ(cb->counters().high_priority_nodes, raised * 3 / 2);
   ASSERT_TRUE(cb->Submit(stream_.get()).ok());
   z = Download(dz_.cref());
   for (int i = 0; i < kN; ++i) ASSERT_FLOAT_EQ(z[i], 2 * x_[i]) << i;

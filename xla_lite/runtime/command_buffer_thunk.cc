@@ -312,6 +312,7 @@ absl::StatusOr<std::vector<const Command*>> CommandBufferThunk::RecordCommands(
     if (!command.ok()) return AnnotateWith(command.status(), *sequence[i]);
     commands.push_back(*command);
   }
+  command_buffer.set_priority(Command::Priority::kNormal);
   return commands;
 }
 

@@ -17,9 +17,9 @@ namespace xla_lite::gpu {
 // Kernels of both share the multiprocessors. With the chain's kernels at
 // high priority, their blocks take the room that frees up first and the
 // branches fill what is left, so the chain runs closer to its own speed
-// (on an H200 the f32 medium transformer's step took 1.9% less time with
-// the chain raised, and 0.6% more with the priorities reversed;
-// docs/benchmarks.md).
+// (on an H200 the f32 medium transformer's step took 1.3% less time with
+// the chain raised than with no priorities, and 0.6% more with the
+// priorities reversed; docs/benchmarks.md).
 //
 // Costs are rough estimates from the thunks' sizes (EstimatedMicros): the
 // split needs only their ranking along competing paths.

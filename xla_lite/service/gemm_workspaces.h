@@ -27,8 +27,8 @@ namespace xla_lite::gpu {
 // weight gradients still queued behind each other at the end of the step;
 // the 18 workspaces the f32 medium transformer asks for (576 MiB) took
 // its step on an H200 from 1,767 to 1,745 us, and a cap of 16 to 1,758
-// (docs/benchmarks.md). The cap bounds the memory they take (32 MiB
-// each on CUDA) in programs with many more independent gemms.
+// (docs/benchmarks.md). The cap bounds the memory they take in programs
+// with many more independent gemms: at 32 MiB each on CUDA, 1 GiB.
 void AddGemmWorkspaces(ExecutionPlan& plan, const OpGraph::Edges& edges,
                        const GemmEmission& emission);
 

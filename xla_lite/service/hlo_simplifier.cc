@@ -142,9 +142,9 @@ HloInstruction* FoldOperandConvertsIntoDot(HloInstruction* dot) {
 // computed as [out, in], transposed to the weight's [in, out]), and the
 // optimizer fused after them read each gradient down its columns, a
 // sector per element.
-// A transpose that also moves batch dimensions, but whose minor dimension
-// is the lhs's last free one, becomes a transpose of dot(b, a) that keeps
-// the minor dimension: attention's weighted values, computed per head as
+// Any other transpose whose minor dimension is the lhs's last free one
+// becomes a transpose of dot(b, a) that keeps the minor dimension (the
+// original read it with a stride of the rhs's free extent): attention's weighted values, computed per head as
 // [d, q] and transposed to [q, heads, d], were read down their columns
 // (one element per 128-byte line); from dot(b, a), [q, d] per head, each
 // row of d is one contiguous run.
@@ -175,10 +175,7 @@ HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
   for (int64_t i : transpose->dimensions()) remaining.push_back(moved(i));
   const int64_t minor = dot->shape().rank() - 1;
   const bool folds = IsIdentityPermutation(remaining);
-  if (!folds && (remaining.back() != minor ||
-                 transpose->dimensions().back() == minor)) {
-    return nullptr;
-  }
+  if (!folds && remaining.back() != minor) return nullptr;
   HloInstruction* result =
       CloneInstruction(transpose->parent(), *dot,
                        {dot->mutable_operand(1), dot->mutable_operand(0)},

@@ -21,10 +21,10 @@ namespace xla_lite {
 //     dot(a, b) with the f32 result (exact products, f32 sums either way)
 //   transpose(dot(a, b)) swapping the two operands' free dimensions ->
 //     dot(b, a), of a dot read by nothing else (the gemm writes the
-//     transposed result; weight gradients take this form); one that also
-//     moves batch dimensions but ends in a's last free dimension ->
-//     a transpose of dot(b, a) that keeps the minor dimension, read in
-//     contiguous runs (attention's per-head values)
+//     transposed result; weight gradients take this form); any other
+//     that ends in a's last free dimension -> a transpose of dot(b, a)
+//     that keeps the minor dimension, read in contiguous runs
+//     (attention's per-head values)
 //   reduce over dimensions of extent 1 only -> reducer(init, reshape(x)),
 //     an elementwise op that fuses with its neighbours
 absl::Status SimplifyHlo(HloModule* module);
