@@ -190,6 +190,27 @@ class CommandBufferThunkTest : public RuntimeTest {
                what + " last_row");
   }
 
+  // The MLP command buffer's first record as dumped into `dir`, or empty
+  // (with a failure) when there is none.
+  std::string FirstRecordDot(const std::string& dir) {
+    std::string path = absl::StrCat(dir, "/mlp.device",
+                                    executor_->device_ordinal(), ".record1.dot");
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << "no dump at " << path;
+    std::stringstream dot;
+    dot << in.rdbuf();
+    return dot.str();
+  }
+
+  static int64_t Occurrences(const std::string& text, const std::string& what) {
+    int64_t count = 0;
+    for (size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + what.size())) {
+      ++count;
+    }
+    return count;
+  }
+
   DebugOptions options_;
   ExecutionStats stats_;
 };
@@ -478,19 +499,9 @@ TEST_P(CommandBufferThunkTest, DumpsEachRecordAsDot) {
   XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
   XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
 
-  std::string path = absl::StrCat(dir, "/mlp.device",
-                                  executor_->device_ordinal(), ".record1.dot");
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "no dump at " << path;
-  std::stringstream dot;
-  dot << in.rdbuf();
-  EXPECT_NE(dot.str().find("digraph"), std::string::npos) << dot.str();
-  int64_t edges = 0;
-  for (size_t at = dot.str().find("->"); at != std::string::npos;
-       at = dot.str().find("->", at + 2)) {
-    ++edges;
-  }
-  EXPECT_EQ(edges, 4) << dot.str();
+  const std::string dot = FirstRecordDot(dir);
+  EXPECT_NE(dot.find("digraph"), std::string::npos) << dot;
+  EXPECT_EQ(Occurrences(dot, "->"), 4) << dot;
 }
 
 // The commands on the longest path (the gemm, the bias, and the column
@@ -518,17 +529,8 @@ TEST_P(CommandBufferThunkTest, LongestPathIsRecordedAtHighPriority) {
     XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
     XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
     ExpectMlpResults(buffers, "recorded");
-    std::ifstream in(absl::StrCat(dir, "/mlp.device",
-                                  executor_->device_ordinal(), ".record1.dot"));
-    ASSERT_TRUE(in.good());
-    std::stringstream dot;
-    dot << in.rdbuf();
-    int64_t bold = 0;
-    for (size_t at = dot.str().find("style=bold"); at != std::string::npos;
-         at = dot.str().find("style=bold", at + 1)) {
-      ++bold;
-    }
-    EXPECT_EQ(bold, on ? want : 0) << dot.str();
+    const std::string dot = FirstRecordDot(dir);
+    EXPECT_EQ(Occurrences(dot, "style=bold"), on ? want : 0) << dot;
   }
 }
 

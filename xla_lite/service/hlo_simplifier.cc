@@ -143,11 +143,12 @@ HloInstruction* FoldOperandConvertsIntoDot(HloInstruction* dot) {
 // optimizer fused after them read each gradient down its columns, a
 // sector per element.
 // Any other transpose whose minor dimension is the lhs's last free one
-// becomes a transpose of dot(b, a) that keeps the minor dimension (the
-// original read it with a stride of the rhs's free extent): attention's weighted values, computed per head as
-// [d, q] and transposed to [q, heads, d], were read down their columns
-// (one element per 128-byte line); from dot(b, a), [q, d] per head, each
-// row of d is one contiguous run.
+// becomes a transpose of dot(b, a) that keeps the minor dimension, where
+// the original read it with a stride of the rhs's free extent:
+// attention's weighted values, computed per head as [d, q] and transposed
+// to [q, heads, d], were read down their columns (one element per
+// 128-byte line); from dot(b, a), [q, d] per head, each row of d is one
+// contiguous run.
 // Only a dot read by nothing else is swapped (a dot also read
 // untransposed would need both results); null when neither rule applies.
 HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
@@ -186,17 +187,13 @@ HloInstruction* FoldTransposeIntoDot(HloInstruction* transpose,
   std::vector<PrecisionConfig> precision = dot->operand_precision();
   std::reverse(precision.begin(), precision.end());
   result->set_operand_precision(std::move(precision));
-  if (folds) {
-    *result->mutable_shape() = transpose->shape();
-    return result;
-  }
-  std::vector<int64_t> dimensions;
-  for (int64_t i = 0; i < dot->shape().rank(); ++i) {
-    dimensions.push_back(dot->shape().dimensions(
-        i < batch ? i : (i < batch + rhs_free ? i + lhs_free : i - rhs_free)));
+  std::vector<int64_t> dimensions(dot->shape().rank());
+  for (int64_t i = 0; i < dimensions.size(); ++i) {
+    dimensions[moved(i)] = dot->shape().dimensions(i);
   }
   *result->mutable_shape() =
-      Shape::Array(dot->shape().element_type(), dimensions);
+      Shape::Array(dot->shape().element_type(), std::move(dimensions));
+  if (folds) return result;
   return AddTranspose(transpose->parent(), result, std::move(remaining),
                       names.Get(transpose->name()));
 }
