@@ -219,19 +219,23 @@ ENTRY main {
 })");
   ASSERT_NE(executable, nullptr);
   ASSERT_EQ(Kernels(*executable), 1);
-  // On a GPU each independent update has threads of its own: 600 for w2,
-  // 30 for b2 and 30 for c2, rather than the small ones riding on w2's
-  // first threads.
+  // On a GPU each independent update has blocks of its own: 3 of 256
+  // threads for w2's 600 elements, one for b2 and one for c2, rather than
+  // the small ones riding on w2's first threads.
   const auto* kernel = FirstKernel(*executable);
   ASSERT_NE(kernel, nullptr);
   const se::LaunchDimensions& dims = kernel->launch_dimensions();
-  EXPECT_GE(int64_t{dims.blocks.x} * dims.threads_per_block.x, 660);
+  EXPECT_EQ(dims.blocks.x, 5);
+  EXPECT_EQ(dims.threads_per_block.x, 256);
   EXPECT_THAT(
       kernel->spec().cuda_source,
-      ::testing::AllOf(::testing::HasSubstr("t < 660;"),
-                       ::testing::HasSubstr("if (t < 600) {"),
-                       ::testing::HasSubstr("if (t < 630) {"),
-                       ::testing::HasSubstr("const idx_t i = t - 630;")));
+      ::testing::AllOf(
+          ::testing::HasSubstr("if (blockIdx.x < 3) {"),
+          ::testing::HasSubstr("i < 600; i += (idx_t)3 * blockDim.x"),
+          ::testing::HasSubstr("} else if (blockIdx.x < 4) {"),
+          ::testing::HasSubstr("} else {"),
+          ::testing::HasSubstr("((idx_t)blockIdx.x - 4) * blockDim.x"),
+          ::testing::HasSubstr("i < 30; i += (idx_t)1 * blockDim.x")));
 }
 
 // Result kernels that no path joins merge as one group; a result that
@@ -259,11 +263,12 @@ ENTRY main {
   ASSERT_NE(kernel, nullptr);
   EXPECT_THAT(
       kernel->spec().cuda_source,
-      ::testing::AllOf(::testing::HasSubstr("t < 667;"),
-                       ::testing::HasSubstr("if (t < 600) {"),
-                       ::testing::HasSubstr("if (t < 630) {"),
-                       ::testing::HasSubstr("if (t < 660) {"),
-                       ::testing::HasSubstr("const idx_t i = t - 660;")));
+      ::testing::AllOf(::testing::HasSubstr("if (blockIdx.x < 3) {"),
+                       ::testing::HasSubstr("} else if (blockIdx.x < 4) {"),
+                       ::testing::HasSubstr("} else if (blockIdx.x < 5) {"),
+                       ::testing::HasSubstr("i < 7; i += (idx_t)1"),
+                       ::testing::Not(::testing::HasSubstr("idx_t t"))));
+  EXPECT_EQ(kernel->launch_dimensions().blocks.x, 6);
 }
 
 // A large loop whose extent is a multiple of four blocks gives each thread

@@ -38,6 +38,12 @@ constexpr int kMaxBlocksPerMultiprocessor = 32;
 // Elements a thread of an unrolled loop kernel takes a pass (LoopUnroll).
 constexpr int kLoopUnroll = 4;
 constexpr int64_t kMaxBlocks = 65535;
+// Blocks of kLoopThreads that fill an H100's or H200's 132
+// multiprocessors once.
+constexpr int64_t kResidentBlocks =
+    132 * (kMaxThreadsPerMultiprocessor / kLoopThreads);
+int64_t CeilOfRatio(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Whether consecutive outputs read consecutive elements of some input
 // while the reduced elements of one output lie apart: then lanes over
 // outputs coalesce and lanes over reduced elements would not.
@@ -124,19 +130,66 @@ ReductionStrategy ChooseReductionStrategy(const KernelProgram& program) {
   return strategy;
 }
 
+namespace {
+
 int LoopUnroll(const KernelProgram& program) {
   // On an H100 (132 multiprocessors, 2048 threads each) a loop of 512K
-  // elements fills the device about twice at 4 a thread. Segmented loops
-  // stay at one: the medium transformer's Adam update (its elements already
-  // load four values each) took 56 us at 4 a thread and 51 us at one.
+  // elements fills the device about twice at 4 a thread.
   constexpr int64_t kMinUnrolledExtent = int64_t{1} << 19;
   const int64_t extent = program.LoopExtent();
-  if (program.kind() != KernelProgram::Kind::kLoop ||
-      program.OutputGroups().size() != 1 || extent < kMinUnrolledExtent ||
+  if (extent < kMinUnrolledExtent ||
       extent % (kLoopThreads * kLoopUnroll) != 0) {
     return 1;
   }
   return kLoopUnroll;
+}
+
+// Whether some output needs an op that no element depends on and that
+// costs more than a register: a power or quotient of a scalar, say.
+bool ComputesInvariants(const KernelProgram& program) {
+  const std::vector<bool> element = program.ElementOps();
+  std::vector<int> roots;
+  for (const KernelOutput& output : program.outputs()) {
+    roots.push_back(output.op);
+  }
+  for (int id : program.Closure(roots)) {
+    const ExprKind kind = program.op(id).kind;
+    if (!element[id] &&
+        (kind == ExprKind::kUnary || kind == ExprKind::kBinary)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+LoopLayout ChooseLoopLayout(const KernelProgram& program) {
+  CHECK(program.kind() == KernelProgram::Kind::kLoop);
+  LoopLayout layout;
+  const auto groups = program.OutputGroups();
+  const bool invariants = ComputesInvariants(program);
+  if (groups.size() == 1 && !invariants) {
+    layout.unroll = LoopUnroll(program);
+    return layout;
+  }
+  const int64_t extent = program.LoopExtent();
+  int64_t per_thread =
+      invariants ? std::max<int64_t>(
+                       1, CeilOfRatio(extent, kLoopThreads * kResidentBlocks))
+                 : 1;
+  while (true) {
+    layout.group_blocks.clear();
+    int64_t total = 0;
+    for (const auto& [count, outputs] : groups) {
+      layout.group_blocks.push_back(std::max<int64_t>(
+          1, CeilOfRatio(count, kLoopThreads * per_thread)));
+      total += layout.group_blocks.back();
+    }
+    if (total <= kMaxBlocks || per_thread >= extent) break;
+    per_thread *= 2;
+  }
+  return layout;
 }
 
 se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
@@ -163,7 +216,17 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program) {
   if (program.kind() == KernelProgram::Kind::kScatter) {
     n = program.update_elements();
   }
-  const int64_t per_block = int64_t{kLoopThreads} * LoopUnroll(program);
+  int unroll = 1;
+  if (program.kind() == KernelProgram::Kind::kLoop) {
+    const LoopLayout layout = ChooseLoopLayout(program);
+    if (!layout.group_blocks.empty()) {
+      int64_t blocks = 0;
+      for (int64_t b : layout.group_blocks) blocks += b;
+      return se::LaunchDimensions(static_cast<uint32_t>(blocks), kLoopThreads);
+    }
+    unroll = layout.unroll;
+  }
+  const int64_t per_block = int64_t{kLoopThreads} * unroll;
   int64_t blocks = (n + per_block - 1) / per_block;
   return se::LaunchDimensions(
       static_cast<uint32_t>(std::clamp<int64_t>(blocks, 1, kMaxBlocks)),

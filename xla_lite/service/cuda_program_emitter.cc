@@ -253,23 +253,24 @@ void ProgramEmitter::EmitOps(const std::vector<int>& ids,
   }
 }
 
-void ProgramEmitter::EmitOpsWithLazySelects(const std::vector<int>& ids,
-                                            const std::vector<int>& roots,
-                                            const std::string& indent,
-                                            std::string* out) const {
+void ProgramEmitter::EmitOpsWithLazySelects(
+    const std::vector<int>& ids, const std::vector<int>& roots,
+    const std::string& indent, std::string* out,
+    const std::vector<bool>* defined) const {
   const LazySelects lazy = FindLazySelects(program_, ids, roots);
   std::vector<int> top;
   for (int id : ids) {
     if (!lazy.deferred[id]) top.push_back(id);
   }
-  EmitLazyList(lazy, top, indent, out);
+  EmitLazyList(lazy, top, indent, out, defined);
 }
 
 void ProgramEmitter::EmitLazyList(const LazySelects& lazy,
                                   const std::vector<int>& ids,
-                                  const std::string& indent,
-                                  std::string* out) const {
+                                  const std::string& indent, std::string* out,
+                                  const std::vector<bool>* defined) const {
   for (int id : ids) {
+    if (defined != nullptr && (*defined)[id]) continue;
     auto it = lazy.selects.find(id);
     if (it == lazy.selects.end()) {
       EmitOps({id}, indent, out);
@@ -279,10 +280,10 @@ void ProgramEmitter::EmitLazyList(const LazySelects& lazy,
     const std::string inner = indent + "  ";
     absl::StrAppend(out, indent, ComputeType(op.type), " ", Name(id), ";\n",
                     indent, "if (", Name(op.operands[0]), ") {\n");
-    EmitLazyList(lazy, it->second.on_true, inner, out);
+    EmitLazyList(lazy, it->second.on_true, inner, out, defined);
     absl::StrAppend(out, inner, Name(id), " = ", Name(op.operands[1]), ";\n",
                     indent, "} else {\n");
-    EmitLazyList(lazy, it->second.on_false, inner, out);
+    EmitLazyList(lazy, it->second.on_false, inner, out, defined);
     absl::StrAppend(out, inner, Name(id), " = ", Name(op.operands[2]), ";\n",
                     indent, "}\n");
   }
@@ -435,57 +436,82 @@ std::string ProgramEmitter::Statement(int id) const {
                       ";");
 }
 
-// Each group of outputs (KernelProgram::OutputGroups) has a run of thread
-// indices of its own, so a thread computes one element of one group.
-// Guarding the smaller outputs inside the largest one's range instead left
-// their threads updating every parameter in turn: the medium transformer's
-// Adam update, 159 outputs merged into one kernel, took 93 us that way on
-// an H100.
 std::string ProgramEmitter::LoopBody() const {
-  const auto groups = program_.OutputGroups();
-  const bool segmented = groups.size() > 1;
+  const LoopLayout layout = ChooseLoopLayout(program_);
+  if (!layout.group_blocks.empty()) return GroupLoops(layout.group_blocks);
   // Unrolled loops cover a multiple of unroll * blockDim.x elements a pass
   // (LoopUnroll), so their elements need no bounds test.
-  const int unroll = LoopUnroll(program_);
-  CHECK(unroll == 1 || !segmented);
-  // With one group and no unrolling the thread index is the element index.
-  const char* t = segmented || unroll > 1 ? "t" : "i";
+  const int unroll = layout.unroll;
+  const char* t = unroll > 1 ? "t" : "i";
   const std::string step =
       unroll > 1 ? absl::StrCat("blockDim.x * ", unroll) : "blockDim.x";
   std::string body =
       absl::StrCat("  for (idx_t ", t, " = (idx_t)blockIdx.x * ", step,
                    " + threadIdx.x; ", t, " < ", program_.LoopExtent(), "; ", t,
                    " += (idx_t)gridDim.x * ", step, ") {\n");
+  std::string indent = "    ";
   if (unroll > 1) {
     absl::StrAppend(&body, "#pragma unroll\n    for (idx_t u = 0; u < ", unroll,
                     "; ++u) {\n",
                     "      const idx_t i = t + u * blockDim.x;\n");
+    indent = "      ";
   }
-  const std::string indent = segmented || unroll > 1 ? "      " : "    ";
-  int64_t start = 0;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const auto& [count, outputs] = groups[g];
-    if (!segmented) {
-      absl::StrAppend(&body, "    {\n");
-    } else if (g + 1 == groups.size()) {
-      absl::StrAppend(&body, "    {\n      const idx_t i = t - ", start, ";\n");
-    } else {
-      absl::StrAppend(&body, "    if (t < ", start + count, ") {\n",
-                      "      const idx_t i = t - ", start, ";\n");
-    }
-    std::vector<int> roots;
-    for (int k : outputs) roots.push_back(program_.outputs()[k].op);
-    EmitOpsWithLazySelects(program_.Closure(roots), roots, indent, &body);
-    for (int k : outputs) {
-      absl::StrAppend(&body, indent,
-                      Store(k, Name(program_.outputs()[k].op), "i"), "\n");
-    }
-    absl::StrAppend(&body, segmented && g + 1 < groups.size()
-                               ? "      continue;\n    }\n"
-                               : "    }\n");
-    start += count;
+  std::vector<int> roots;
+  for (const KernelOutput& output : program_.outputs()) {
+    roots.push_back(output.op);
+  }
+  EmitOpsWithLazySelects(program_.Closure(roots), roots, indent, &body);
+  for (int k = 0; k < program_.outputs().size(); ++k) {
+    absl::StrAppend(&body, indent,
+                    Store(k, Name(program_.outputs()[k].op), "i"), "\n");
   }
   absl::StrAppend(&body, unroll > 1 ? "    }\n  }\n" : "  }\n");
+  return body;
+}
+
+// A thread sees one group: its block's. It computes the group's ops that
+// no element depends on once, then loops over the elements its block's
+// share of the group leaves it. Numbering the groups' elements as one run
+// instead made every element test which group it was in and compute the
+// invariant ops again (LoopLayout says what that cost Adam). Guarding the
+// smaller groups inside the largest one's range, before that, left their
+// threads updating every parameter in turn (93 us for Adam on an H100).
+std::string ProgramEmitter::GroupLoops(
+    const std::vector<int64_t>& group_blocks) const {
+  const auto groups = program_.OutputGroups();
+  CHECK_EQ(groups.size(), group_blocks.size());
+  const std::vector<bool> element = program_.ElementOps();
+  std::vector<bool> hoisted(element.size(), false);
+  std::string body = "  ";
+  int64_t first_block = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& [count, outputs] = groups[g];
+    const int64_t blocks = group_blocks[g];
+    if (g + 1 < groups.size()) {
+      absl::StrAppend(&body, "if (blockIdx.x < ", first_block + blocks, ") ");
+    }
+    absl::StrAppend(&body, "{\n    const idx_t first = ((idx_t)blockIdx.x - ",
+                    first_block, ") * blockDim.x + threadIdx.x;\n");
+    std::vector<int> roots;
+    for (int k : outputs) roots.push_back(program_.outputs()[k].op);
+    const std::vector<int> closure = program_.Closure(roots);
+    std::vector<int> invariant;
+    for (int id : closure) {
+      hoisted[id] = !element[id];
+      if (hoisted[id]) invariant.push_back(id);
+    }
+    EmitOps(invariant, "    ", &body);
+    absl::StrAppend(&body, "    for (idx_t i = first; i < ", count,
+                    "; i += (idx_t)", blocks, " * blockDim.x) {\n");
+    EmitOpsWithLazySelects(closure, roots, "      ", &body, &hoisted);
+    for (int k : outputs) {
+      absl::StrAppend(&body, "      ",
+                      Store(k, Name(program_.outputs()[k].op), "i"), "\n");
+    }
+    absl::StrAppend(&body, "    }\n  }",
+                    g + 1 < groups.size() ? " else " : "\n");
+    first_block += blocks;
+  }
   return body;
 }
 

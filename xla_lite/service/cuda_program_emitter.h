@@ -40,11 +40,12 @@ class ProgramEmitter {
   void EmitOps(const std::vector<int>& ids, const std::string& indent,
                std::string* out) const;
   // The same for a closure whose only values used outside are `roots`,
-  // with the sides of lazy selects (LazySelects) inside branches.
+  // with the sides of lazy selects (LazySelects) inside branches. Ops
+  // marked in `defined` (by op id) are left out: defined already.
   void EmitOpsWithLazySelects(const std::vector<int>& ids,
                               const std::vector<int>& roots,
-                              const std::string& indent,
-                              std::string* out) const;
+                              const std::string& indent, std::string* out,
+                              const std::vector<bool>* defined = nullptr) const;
   // extern "C" __global__ void name(<every parameter>), bounded to blocks
   // of max_threads when it is not 0 (so that the compiler keeps a block
   // that large within the register file), and to registers that let
@@ -105,10 +106,14 @@ class ProgramEmitter {
   void HalveGroup(int64_t valid, bool warp_lanes, const std::string& fold,
                   const std::string& prefix, const std::string& suffix,
                   const char* ctype, std::string* body) const;
-  // `ids` (none deferred into an enclosing side), each lazy select of
-  // `lazy` as an if-else over its sides.
+  // `ids` (none deferred into an enclosing side, none `defined`), each
+  // lazy select of `lazy` as an if-else over its sides.
   void EmitLazyList(const LazySelects& lazy, const std::vector<int>& ids,
-                    const std::string& indent, std::string* out) const;
+                    const std::string& indent, std::string* out,
+                    const std::vector<bool>* defined) const;
+  // A loop kernel's groups of outputs (OutputGroups), each over blocks of
+  // its own (LoopLayout::group_blocks).
+  std::string GroupLoops(const std::vector<int64_t>& group_blocks) const;
   // The reduce program's reducer applied to `a` and `b`.
   std::string Reduce(const std::string& a, const std::string& b) const;
 

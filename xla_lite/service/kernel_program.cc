@@ -76,6 +76,13 @@ bool IndexRemap::IsAffine() const {
   return true;
 }
 
+bool IndexRemap::IsConstant() const {
+  for (const Dim& d : dims) {
+    if (d.source >= 0 && d.scale != 0) return false;
+  }
+  return true;
+}
+
 bool IndexBounds::Contains(int64_t index) const {
   std::vector<int64_t> strides = RowMajorStrides(dims);
   for (const Bound& b : bounds) {
@@ -414,6 +421,28 @@ std::vector<bool> KernelProgram::InnerOps() const {
     for (int operand : op.operands) inner[id] = inner[id] || inner[operand];
   }
   return inner;
+}
+
+std::vector<bool> KernelProgram::ElementOps() const {
+  std::vector<bool> element(ops_.size(), false);
+  for (int id = 0; id < ops_.size(); ++id) {
+    const ExprOp& op = ops_[id];
+    switch (op.kind) {
+      case ExprKind::kIndex:
+      case ExprKind::kReduceIndex:
+      case ExprKind::kReducedValue:
+        element[id] = true;
+        break;
+      case ExprKind::kIndexRemap:
+        if (op.remap.IsConstant()) break;
+        [[fallthrough]];
+      default:
+        for (int operand : op.operands) {
+          element[id] = element[id] || element[operand];
+        }
+    }
+  }
+  return element;
 }
 
 std::vector<bool> KernelProgram::EpilogueOps() const {

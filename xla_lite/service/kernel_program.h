@@ -62,6 +62,9 @@ struct IndexRemap {
   bool IsIdentity() const;
   // True when every dimension is affine (see Dim::IsAffine).
   bool IsAffine() const;
+  // True when no target coordinate reads a source: the same index for
+  // every element (a scalar's only element, say).
+  bool IsConstant() const;
   std::string ToString() const;
 };
 
@@ -229,6 +232,10 @@ class KernelProgram {
   std::vector<bool> InnerOps() const;
   // Which ops depend on kReducedValue (so run after the reduction).
   std::vector<bool> EpilogueOps() const;
+  // Which ops depend on the element (kIndex, kReduceIndex, kReducedValue)
+  // through some index that is not constant; the rest are the same for
+  // every element, so a loop can compute them once, before it starts.
+  std::vector<bool> ElementOps() const;
   // The ops `roots` need, in program order.
   std::vector<int> Closure(const std::vector<int>& roots) const;
   // Whether op `id` depends on a data value (an index computed from
