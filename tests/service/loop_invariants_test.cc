@@ -56,6 +56,21 @@ std::string TwoParameterAdam(int64_t large) {
                       large, large));
 }
 
+// y = x * (1 / c) over `size` elements, c a scalar parameter.
+std::string ScaleByReciprocal(int64_t size) {
+  return absl::StrFormat(R"(
+HloModule scale
+ENTRY main {
+  x = f32[%1$d] parameter(0)
+  c = f32[] parameter(1)
+  one = f32[] constant(1)
+  d = f32[] divide(one, c)
+  db = f32[%1$d] broadcast(d), dimensions={}
+  ROOT y = f32[%1$d] multiply(x, db)
+})",
+                         size);
+}
+
 // The text from `from` on, up to (not including) `to`; empty if either is
 // missing.
 std::string Between(const std::string& source, const std::string& from,
@@ -145,17 +160,7 @@ TEST_P(LoopInvariantsTest, LargeLoopsFillTheDeviceOnceAndLoop) {
 TEST_P(LoopInvariantsTest, OneGroupWithInvariantsLoopsOverItsElements) {
   // A single output scaled by a computed scalar: one group, no dispatch,
   // the quotient before the loop.
-  const std::string hlo = R"(
-HloModule scale
-ENTRY main {
-  x = f32[8192] parameter(0)
-  c = f32[] parameter(1)
-  one = f32[] constant(1)
-  d = f32[] divide(one, c)
-  db = f32[8192] broadcast(d), dimensions={}
-  ROOT y = f32[8192] multiply(x, db)
-})";
-  const auto [source, blocks] = OnlyKernel(hlo);
+  const auto [source, blocks] = OnlyKernel(ScaleByReciprocal(8192));
   ASSERT_FALSE(source.empty());
   EXPECT_EQ(blocks, 32);
   EXPECT_EQ(source.find("if (blockIdx.x <"), std::string::npos) << source;
@@ -164,10 +169,21 @@ ENTRY main {
   EXPECT_NE(group.find("xl_divide_f32("), std::string::npos) << source;
 }
 
+TEST_P(LoopInvariantsTest, OneGroupLargeEnoughToUnrollStaysUnrolled) {
+  // 2^20 elements, a multiple of four blocks: the unrolled run of four
+  // elements a thread (LoopUnroll), invariant quotient and all.
+  const auto [source, blocks] = OnlyKernel(ScaleByReciprocal(1048576));
+  ASSERT_FALSE(source.empty());
+  EXPECT_EQ(blocks, 1024);
+  EXPECT_NE(source.find("#pragma unroll"), std::string::npos) << source;
+  EXPECT_EQ(source.find("const idx_t first"), std::string::npos) << source;
+}
+
 TEST_P(LoopInvariantsTest, InvariantSideOfALazySelectIsComputedBeforeTheLoop) {
-  // The select's true side loads g only where it is taken (LazySelects);
-  // its false side needs no element, so it comes before the loop and the
-  // branch only reads it.
+  // The select's true side loads g, its false side is a power of the
+  // scalar c that nothing else reads: a lazy select (LazySelects) whose
+  // false side, needing no element, comes before the loop. The branch
+  // only reads it.
   const std::string hlo = R"(
 HloModule select
 ENTRY main {
@@ -177,19 +193,21 @@ ENTRY main {
   b = f32[] constant(0.9)
   pw = f32[] power(b, c)
   pwb = f32[4096] broadcast(pw), dimensions={}
-  gs = f32[4096] multiply(g, pwb)
-  ROOT y = f32[4096] select(on, gs, pwb)
+  ROOT y = f32[4096] select(on, g, pwb)
 })";
   const auto [source, blocks] = OnlyKernel(hlo);
   ASSERT_FALSE(source.empty());
   EXPECT_EQ(blocks, 16);
+  const size_t first = source.find("const idx_t first");
   const size_t loop = source.find("for (idx_t i = first;");
+  ASSERT_NE(first, std::string::npos) << source;
   ASSERT_NE(loop, std::string::npos) << source;
-  EXPECT_LT(source.find("xl_power_f32(", source.find("const idx_t first")),
-            loop)
+  EXPECT_EQ(Count(source.substr(first, loop - first), "xl_power_f32("), 1)
       << source;
-  EXPECT_EQ(Count(source.substr(loop), "xl_power_f32("), 0) << source;
-  EXPECT_NE(source.find("if (", loop), std::string::npos) << source;
+  const std::string body = source.substr(loop);
+  EXPECT_EQ(Count(body, "xl_power_f32("), 0) << source;
+  // The lazy select's branch, which loads g on its true side only.
+  EXPECT_NE(body.find("} else {"), std::string::npos) << source;
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(LoopInvariantsTest);

@@ -59,12 +59,13 @@ int RowGroupsPerBlock(int64_t rows);
 // How a loop kernel's threads cover its elements.
 //
 // One group of outputs (KernelProgram::OutputGroups) with no op to compute
-// once for all elements: one run of thread indices over the elements,
-// `unroll` a thread per pass. 4 (strided by the block, so every warp's
-// accesses stay coalesced) where the extent is a multiple of 4 blocks and
-// large enough to fill the device at 4 a thread, else 1. A thread's 4
-// elements are independent: their loads issue together, and each thread
-// keeps 4 times the bytes in flight that one element a thread does.
+// once for all elements, or one whose extent allows unrolling: one run of
+// thread indices over the elements, `unroll` a thread per pass. 4
+// (strided by the block, so every warp's accesses stay coalesced) where
+// the extent is a multiple of 4 blocks and large enough to fill the device
+// at 4 a thread, else 1. A thread's 4 elements are independent: their
+// loads issue together, and each thread keeps 4 times the bytes in flight
+// that one element a thread does.
 //
 // Otherwise group g takes group_blocks[g] blocks of its own, after those
 // of the groups before it: a block's threads never ask which group an
@@ -84,8 +85,11 @@ struct LoopLayout {
 };
 LoopLayout ChooseLoopLayout(const KernelProgram& program);
 
-// The launch the emitted kernel expects (it loops over whatever the grid
-// does not cover, so any grid is correct; this one is sized for the work).
+// The launch the emitted kernel expects. A kernel over one run of elements
+// loops over whatever the grid does not cover, so any grid is correct
+// there; a kernel laid out by group (LoopLayout::group_blocks) needs
+// exactly their sum: fewer blocks skip groups, more repeat the last one's
+// elements.
 se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program);
 
 // Portable CUDA C (NVRTC and hiprtc both compile it: no inline PTX, no

@@ -78,7 +78,7 @@ bool IndexRemap::IsAffine() const {
 
 bool IndexRemap::IsConstant() const {
   for (const Dim& d : dims) {
-    if (d.source >= 0 && d.scale != 0) return false;
+    if (d.source >= 0) return false;
   }
   return true;
 }

@@ -62,7 +62,7 @@ struct IndexRemap {
   bool IsIdentity() const;
   // True when every dimension is affine (see Dim::IsAffine).
   bool IsAffine() const;
-  // True when no target coordinate reads a source: the same index for
+  // True when no target dimension reads a source: the same index for
   // every element (a scalar's only element, say).
   bool IsConstant() const;
   std::string ToString() const;
@@ -204,8 +204,8 @@ class KernelProgram {
   // parameter, its moments and its gradient); loads of scalars (a step
   // counter) do not join groups.
   std::vector<std::pair<int64_t, std::vector<int>>> OutputGroups() const;
-  // Loop kernels on a GPU: the threads that give each group of
-  // OutputGroups its own run of element indices (the sum of their sizes).
+  // Loop kernels: the elements of every group of OutputGroups (the sum of
+  // their sizes).
   int64_t LoopExtent() const;
 
   // Reduce kernels. `reducer` combines two values of the value op's type;
