@@ -192,9 +192,27 @@ class CommandBufferThunkTest : public RuntimeTest {
 
   // The MLP command buffer's first record as dumped into `dir`, or empty
   // (with a failure) when there is none.
-  std::string FirstRecordDot(const std::string& dir) {
-    std::string path = absl::StrCat(dir, "/mlp.device",
-                                    executor_->device_ordinal(), ".record1.dot");
+  // Records the MLP's command buffer (two runs, results checked) with DOT
+  // dumps into a folder named after `name` and the platform; the first
+  // record's DOT.
+  std::string RecordedMlpDot(const std::string& name, uint32_t seed) {
+    // TempDir() is Bazel's TEST_TMPDIR when set, /tmp/ otherwise (GPU host).
+    const std::string dir =
+        absl::StrCat(::testing::TempDir(), name, "_", GetParam());
+    EXPECT_TRUE(mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) << dir;
+    options_.set_xla_gpu_dump_command_buffer_dot_dir(dir);
+    std::unique_ptr<CommandBufferThunk> thunk = MlpCommandBuffer();
+    absl::Status status = Initialize(*thunk);
+    std::mt19937 rng(seed);
+    MlpBuffers buffers = NewMlpBuffers(rng);
+    if (status.ok()) status = RunMlp(*thunk, buffers);
+    if (status.ok()) status = RunMlp(*thunk, buffers);
+    EXPECT_TRUE(status.ok()) << status;
+    if (!status.ok()) return "";
+    ExpectMlpResults(buffers, "recorded");
+    const std::string path =
+        absl::StrCat(dir, "/mlp.device", executor_->device_ordinal(),
+                     ".record1.dot");
     std::ifstream in(path);
     EXPECT_TRUE(in.good()) << "no dump at " << path;
     std::stringstream dot;
@@ -488,18 +506,7 @@ TEST_P(FlakyCommandBufferTest, FailedUpdateRecordsAgain) {
 }
 
 TEST_P(CommandBufferThunkTest, DumpsEachRecordAsDot) {
-  // TempDir() is Bazel's TEST_TMPDIR when set, /tmp/ otherwise (GPU host).
-  std::string dir = absl::StrCat(::testing::TempDir(), "dot_", GetParam());
-  ASSERT_TRUE(mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) << dir;
-  options_.set_xla_gpu_dump_command_buffer_dot_dir(dir);
-  std::unique_ptr<CommandBufferThunk> thunk = MlpCommandBuffer();
-  XLA_LITE_ASSERT_OK(Initialize(*thunk));
-  std::mt19937 rng(6);
-  MlpBuffers buffers = NewMlpBuffers(rng);
-  XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
-  XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
-
-  const std::string dot = FirstRecordDot(dir);
+  const std::string dot = RecordedMlpDot("dot", 6);
   EXPECT_NE(dot.find("digraph"), std::string::npos) << dot;
   EXPECT_EQ(Occurrences(dot, "->"), 4) << dot;
 }
@@ -517,19 +524,9 @@ TEST_P(CommandBufferThunkTest, LongestPathIsRecordedAtHighPriority) {
   const int64_t want = absl::c_count(critical, true);
   for (const bool on : {true, false}) {
     SCOPED_TRACE(on);
-    std::string dir = absl::StrCat(::testing::TempDir(), "priority_", on, "_",
-                                   GetParam());
-    ASSERT_TRUE(mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) << dir;
-    options_.set_xla_gpu_dump_command_buffer_dot_dir(dir);
     options_.set_xla_gpu_command_buffer_priorities(on);
-    std::unique_ptr<CommandBufferThunk> thunk = MlpCommandBuffer();
-    XLA_LITE_ASSERT_OK(Initialize(*thunk));
-    std::mt19937 rng(7);
-    MlpBuffers buffers = NewMlpBuffers(rng);
-    XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
-    XLA_LITE_ASSERT_OK(RunMlp(*thunk, buffers));
-    ExpectMlpResults(buffers, "recorded");
-    const std::string dot = FirstRecordDot(dir);
+    const std::string dot =
+        RecordedMlpDot(absl::StrCat("priority_", on), 7);
     EXPECT_EQ(Occurrences(dot, "style=bold"), on ? want : 0) << dot;
   }
 }
