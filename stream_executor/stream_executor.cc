@@ -1,8 +1,14 @@
 #include "stream_executor/stream_executor.h"
 
 #include "base/status_macros.h"
+#include "glog/logging.h"
 
 namespace stream_executor {
+
+StreamExecutor::~StreamExecutor() {
+  CHECK_EQ(stream_pool_.idle_streams(), 0)
+      << "a platform's executor must call ClearStreamPool in its destructor";
+}
 
 absl::Status StreamExecutor::SynchronousMemcpyH2D(const void* host_src,
                                                   uint64_t size,

@@ -15,6 +15,7 @@
 #include "stream_executor/event.h"
 #include "stream_executor/kernel.h"
 #include "stream_executor/stream.h"
+#include "stream_executor/stream_pool.h"
 
 namespace stream_executor {
 
@@ -37,7 +38,7 @@ struct StreamExecutorConfig {
 // One device: memory, streams, events, kernels and BLAS. Thread-safe.
 class StreamExecutor {
  public:
-  virtual ~StreamExecutor() = default;
+  virtual ~StreamExecutor();
   StreamExecutor(const StreamExecutor&) = delete;
   StreamExecutor& operator=(const StreamExecutor&) = delete;
 
@@ -54,6 +55,12 @@ class StreamExecutor {
   virtual int64_t allocated_bytes() const = 0;
 
   virtual absl::StatusOr<std::unique_ptr<Stream>> CreateStream() = 0;
+  // A stream lent by the executor's pool (see StreamPool: why executables
+  // run one after another should share one); it comes back when the Ptr
+  // dies.
+  absl::StatusOr<StreamPool::Ptr> BorrowStream() {
+    return stream_pool_.BorrowStream();
+  }
   virtual absl::StatusOr<std::unique_ptr<Event>> CreateEvent() = 0;
 
   // Compiles (or fetches from the cache) and loads a kernel.
@@ -105,6 +112,13 @@ class StreamExecutor {
 
  protected:
   StreamExecutor() = default;
+
+  // Destroys the pool's idle streams. Every platform's destructor calls it
+  // first, while the streams' device and library state is still alive.
+  void ClearStreamPool() { stream_pool_.Clear(); }
+
+ private:
+  StreamPool stream_pool_{this};
 };
 
 }  // namespace stream_executor

@@ -78,6 +78,7 @@ GpuExecutor::GpuExecutor(const Platform* platform, const GpuBackend& backend,
 GpuExecutor::~GpuExecutor() {
   absl::Status status = Activate();
   if (!status.ok()) LOG(ERROR) << "Destroying executor: " << status;
+  ClearStreamPool();
   {
     absl::MutexLock lock(&streams_mu_);
     if (!streams_.empty()) {

@@ -24,6 +24,7 @@ HostExecutor::HostExecutor(const Platform* platform,
 }
 
 HostExecutor::~HostExecutor() {
+  ClearStreamPool();
   absl::MutexLock lock(&streams_mu_);
   CHECK(streams_.empty()) << "a host executor was destroyed before its "
                           << streams_.size() << " stream(s)";

@@ -60,7 +60,7 @@ absl::StatusOr<std::unique_ptr<TrainingLoop>> TrainingLoop::Create(
         executable->module_name(),
         ": the entry layout does not match the executable's signature"));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<se::Stream> stream, executor->CreateStream());
+  ASSIGN_OR_RETURN(se::StreamPool::Ptr stream, executor->BorrowStream());
   return absl::WrapUnique(new TrainingLoop(executable, std::move(layout),
                                            executor, batch_mode,
                                            std::move(stream)));
@@ -69,7 +69,7 @@ absl::StatusOr<std::unique_ptr<TrainingLoop>> TrainingLoop::Create(
 TrainingLoop::TrainingLoop(gpu::GpuExecutable* executable,
                            ComputationLayout layout,
                            se::StreamExecutor* executor, BatchMode batch_mode,
-                           std::unique_ptr<se::Stream> stream)
+                           se::StreamPool::Ptr stream)
     : executable_(executable),
       layout_(std::move(layout)),
       executor_(executor),

@@ -12,6 +12,7 @@
 #include "stream_executor/device_address_allocator.h"
 #include "stream_executor/stream.h"
 #include "stream_executor/stream_executor.h"
+#include "stream_executor/stream_pool.h"
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/hlo/literal.h"
 #include "xla_lite/runtime/execution_output.h"
@@ -44,7 +45,8 @@ const char* BatchModeName(BatchMode mode);
 class TrainingLoop : public StepRunner {
  public:
   // `layout` is the module's entry_computation_layout; `executable` must
-  // outlive the loop. Creates a stream on `executor`.
+  // outlive the loop. Borrows a stream of `executor` (StreamPool), so that
+  // loops run one after another share one.
   static absl::StatusOr<std::unique_ptr<TrainingLoop>> Create(
       gpu::GpuExecutable* executable, ComputationLayout layout,
       se::StreamExecutor* executor, BatchMode batch_mode);
@@ -68,6 +70,7 @@ class TrainingLoop : public StepRunner {
   }
 
   const gpu::ExecutionStats& stats() const { return *stats_; }
+  const se::Stream* stream() const { return stream_.get(); }
   int64_t steps_run() const { return steps_run_; }
 
   // Steps from now on are measured thunk by thunk (RunOptions::profiler),
@@ -83,7 +86,7 @@ class TrainingLoop : public StepRunner {
  private:
   TrainingLoop(gpu::GpuExecutable* executable, ComputationLayout layout,
                se::StreamExecutor* executor, BatchMode batch_mode,
-               std::unique_ptr<se::Stream> stream);
+               se::StreamPool::Ptr stream);
 
   absl::Status Enqueue();
   absl::StatusOr<se::DeviceAddressBase> BatchBuffer(int64_t parameter);
@@ -92,7 +95,7 @@ class TrainingLoop : public StepRunner {
   const ComputationLayout layout_;
   se::StreamExecutor* const executor_;
   const BatchMode batch_mode_;
-  std::unique_ptr<se::Stream> stream_;
+  se::StreamPool::Ptr stream_;
   std::unique_ptr<se::StreamExecutorAllocator> allocator_;
   std::shared_ptr<gpu::ExecutionStats> stats_;
 
