@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -18,6 +19,7 @@
 #include "base/file_util.h"
 #include "base/status_macros.h"
 #include "xla_lite/runtime/execution_stats.h"
+#include "xla_lite/tools/bench_isolation.h"
 #include "xla_lite/tools/bench_report.h"
 #include "xla_lite/training/compiled_program.h"
 #include "xla_lite/training/data_parallel_program.h"
@@ -232,6 +234,52 @@ absl::StatusOr<BenchModel> RunModel(const std::string& path,
   return model;
 }
 
+// Every model and mode in a process of its own (RunBenchChild), into
+// `result`; the children's results are read from a scratch folder, under
+// --out when given, that is removed afterwards.
+absl::Status RunIsolated(const BenchFlags& flags,
+                         const std::vector<ModeSetup>& modes,
+                         BenchResult& result) {
+  std::string pattern = absl::StrCat(
+      flags.out.empty() ? std::filesystem::temp_directory_path().string()
+                        : flags.out,
+      "/bench_processes.XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("mkdtemp ", pattern));
+  }
+  const std::string scratch = pattern;
+  absl::Status status = absl::OkStatus();
+  int64_t run = 0;
+  for (absl::string_view path : absl::StrSplit(flags.models, ',')) {
+    BenchModel* model = nullptr;
+    for (const ModeSetup& setup : modes) {
+      const std::string mode = BenchModeName(setup.mode);
+      std::printf("bench: %s, %s, in a process of its own\n",
+                  std::string(path).c_str(), mode.c_str());
+      absl::StatusOr<BenchResult> child =
+          RunBenchChild(flags.isolate_command, std::string(path), mode,
+                        absl::StrCat(scratch, "/", run++));
+      if (!child.ok()) {
+        status = child.status();
+        break;
+      }
+      if (model == nullptr) {
+        result.set_platform(child->platform());
+        result.set_device(child->device());
+        result.set_runtime_version(child->runtime_version());
+        model = result.add_models();
+        *model = child->models(0);
+        continue;
+      }
+      *model->add_modes() = child->models(0).modes(0);
+    }
+    if (!status.ok()) break;
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return status;
+}
+
 absl::Status WriteReports(const BenchResult& result, const std::string& dir) {
   RETURN_IF_ERROR(base::CreateDirectories(dir));
   ASSIGN_OR_RETURN(std::string json, BenchToJson(result));
@@ -288,22 +336,29 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
     ASSIGN_OR_RETURN(std::vector<BenchPeer> peers, ReadPeers(flags.peers));
     for (BenchPeer& peer : peers) *result.add_peers() = std::move(peer);
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
-                   CreateExecutor(platform, options));
-  const se::DeviceDescription& device = executor->GetDeviceDescription();
-  result.set_platform(platform->Name());
-  result.set_device(device.name);
-  result.set_runtime_version(device.runtime_version);
   result.set_xla_lite_version(kXlaLiteVersion);
-  for (absl::string_view path : absl::StrSplit(flags.models, ',')) {
-    ASSIGN_OR_RETURN(*result.add_models(),
-                     RunModel(std::string(path), modes, flags, platform,
-                              executor.get(), options));
+  if (!flags.isolate_command.empty()) {
+    RETURN_IF_ERROR(RunIsolated(flags, modes, result));
+  } else {
+    ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
+                     CreateExecutor(platform, options));
+    const se::DeviceDescription& device = executor->GetDeviceDescription();
+    result.set_platform(platform->Name());
+    result.set_device(device.name);
+    result.set_runtime_version(device.runtime_version);
+    for (absl::string_view path : absl::StrSplit(flags.models, ',')) {
+      ASSIGN_OR_RETURN(*result.add_models(),
+                       RunModel(std::string(path), modes, flags, platform,
+                                executor.get(), options));
+    }
   }
-  std::printf("\n%s", BenchTable(result).c_str());
+  if (!flags.child) std::printf("\n%s", BenchTable(result).c_str());
   if (!flags.out.empty()) {
     RETURN_IF_ERROR(WriteReports(result, flags.out));
-    std::printf("wrote %s/bench.json, bench.svg, bench.md\n", flags.out.c_str());
+    if (!flags.child) {
+      std::printf("wrote %s/bench.json, bench.svg, bench.md\n",
+                  flags.out.c_str());
+    }
   }
   RETURN_IF_ERROR(CheckSteadyState(result));
   if (baseline.has_value()) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "stream_executor/platform.h"
@@ -27,6 +28,12 @@ struct BenchFlags {
   // Above 1: data-parallel steps (shard_map modules) over that many
   // devices; step times are the slowest device's.
   int64_t devices = 1;
+  // When not empty, every model and mode is measured in a process of its
+  // own (RunBenchChild, which says why): this command, the xla_lite binary
+  // with the flags it was given, runs once per model and mode.
+  std::vector<std::string> isolate_command;
+  // Set in such a process: it prints its progress but no table.
+  bool child = false;
 };
 
 // `xla_lite bench`: the step-time regression benchmark. For every model and

@@ -67,6 +67,11 @@ ABSL_FLAG(std::string, peers, "",
           "bench: JSON lines from tests/peers/run_peers.sh to compare with");
 ABSL_FLAG(int64_t, blocks, 20, "bench: pipelined blocks for the median");
 ABSL_FLAG(int64_t, block_steps, 50, "bench: steps per pipelined block");
+ABSL_FLAG(bool, isolate_modes, true,
+          "bench: measure every model and mode in a process of its own (in "
+          "one process, later executables run slower: docs/benchmarks.md)");
+ABSL_FLAG(bool, bench_child, false,
+          "bench: set by bench for a mode it runs in a process of its own");
 ABSL_FLAG(int32_t, repeats, 20,
           "profile: back-to-back launches per thunk (amortizes launch cost)");
 ABSL_FLAG(int32_t, top, 30, "profile: rows of the table");
@@ -139,6 +144,12 @@ absl::Status Train(const DebugOptions& options) {
   return TrainCommand(flags, platform, options);
 }
 
+// The command line as main received it.
+std::vector<std::string>& CommandLine() {
+  static auto* command_line = new std::vector<std::string>;
+  return *command_line;
+}
+
 absl::Status Bench(const DebugOptions& options) {
   BenchFlags flags;
   flags.models = absl::GetFlag(FLAGS_models);
@@ -151,6 +162,12 @@ absl::Status Bench(const DebugOptions& options) {
   flags.tolerance = absl::GetFlag(FLAGS_tolerance);
   flags.peers = absl::GetFlag(FLAGS_peers);
   flags.devices = absl::GetFlag(FLAGS_devices);
+  flags.child = absl::GetFlag(FLAGS_bench_child);
+  if (absl::GetFlag(FLAGS_isolate_modes)) {
+    // This binary again, with the flags it was given.
+    flags.isolate_command = CommandLine();
+    flags.isolate_command[0] = "/proc/self/exe";
+  }
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return BenchCommand(flags, platform, options);
 }
@@ -207,6 +224,7 @@ void PrintHelp() {
 }
 
 int Main(int argc, char** argv) {
+  CommandLine().assign(argv, argv + argc);
   absl::SetProgramUsageMessage(kUsage);
   if (WantsHelp(argc, argv)) {
     PrintHelp();
