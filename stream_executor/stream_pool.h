@@ -19,22 +19,25 @@ class StreamExecutor;
 //
 // Why reuse rather than create: on the H200 (driver 580) a step graph
 // launched on a new stream, after another stream of the process has run
-// kernels, runs about 40 us a step slower (the f32 medium transformer:
-// 1,778 vs 1,738 us; bf16: +33 us) than on the stream that ran them. The
-// graph is the same node for node, its kernels take the same time, and
-// hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), stream priority and node
-// priorities do not change it; running on the earlier stream does. An
-// evaluation step compiled after a training step, or a benchmark's second
-// mode, would otherwise pay it.
+// steps, runs about 40 us a step slower (the f32 medium transformer:
+// 1,766.5-1,771.0 against 1,727.0-1,741.0 us; bf16: +33 us) than on the
+// stream that ran them. The graph is the same node for node, its kernels
+// take the same time, and hardware queues (CUDA_DEVICE_MAX_CONNECTIONS),
+// stream priority and node priorities do not change it; running on the
+// earlier stream does. An evaluation step compiled after a training step
+// would otherwise pay it. This wins one executable only: the third and
+// later of a process run slower even on one stream (bench_isolation.h).
 //
 // The rule: a borrowed stream belongs to its borrower until the Ptr dies,
-// and comes back idle. Returning waits for the stream's work and checks it:
-// a stream whose work failed, or that is still capturing, is destroyed, not
-// lent again, so that no borrower inherits another's failure. The stream
-// most recently returned is lent first.
+// and comes back idle. Returning waits for the stream's work: a stream
+// with a failure nobody has taken from it (BlockHostUntilDone), or one
+// still capturing (the capture is ended), is destroyed, not lent again, so
+// that no borrower inherits another's error or capture. The stream most
+// recently returned is lent first.
 //
-// Thread-safe. The pool must outlive every Ptr it lent; its owner (the
-// executor) calls Clear before tearing down what its streams use.
+// Thread-safe. The pool must outlive every Ptr it lent: its owner (the
+// executor) calls Clear before tearing down what its streams use, and by
+// then every borrowed stream must have come back.
 class StreamPool {
  public:
   class Returner {
@@ -55,7 +58,7 @@ class StreamPool {
   // An idle stream of the executor, created when none is idle.
   absl::StatusOr<Ptr> BorrowStream();
 
-  // Destroys the idle streams; lent ones come back later as usual.
+  // Destroys the idle streams.
   void Clear();
 
   int64_t idle_streams() const;

@@ -5,10 +5,12 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "stream_executor/device_address_allocator.h"
 #include "stream_executor/platform.h"
@@ -101,8 +103,13 @@ TEST_P(StreamPoolTest, StreamWithFailedWorkIsNotLentAgain) {
 TEST_P(StreamPoolTest, StreamStillCapturingIsNotLentAgain) {
   se::StreamPool::Ptr capturing = Borrow();
   ASSERT_NE(capturing, nullptr);
+  const se::Stream* capturing_address = capturing.get();
   ASSERT_TRUE(capturing->BeginCapture().ok());
   capturing.reset();
+  // Takes the destroyed stream's memory, so that the next stream lent
+  // cannot have its address unless the pool kept it.
+  auto unpooled = own_->CreateStream();
+  ASSERT_TRUE(unpooled.ok()) << unpooled.status();
   // The capture ended with its stream: the executor allocates again.
   se::StreamExecutorAllocator allocator(own_.get());
   absl::StatusOr<se::ScopedDeviceAddress> buffer =
@@ -110,6 +117,7 @@ TEST_P(StreamPoolTest, StreamStillCapturingIsNotLentAgain) {
   EXPECT_TRUE(buffer.ok()) << buffer.status();
   se::StreamPool::Ptr next = Borrow();
   ASSERT_NE(next, nullptr);
+  EXPECT_NE(next.get(), capturing_address);
   EXPECT_FALSE(next->IsCapturing());
   EXPECT_TRUE(next->BlockHostUntilDone().ok());
 }
@@ -125,20 +133,34 @@ TEST_P(StreamPoolTest, ThreadsBorrowRunAndReturn) {
     buffers.push_back(std::move(*buffer));
   }
   std::atomic<int> failures{0};
+  // The streams lent right now: one lent twice at once is a failure.
+  absl::Mutex mu;
+  std::set<const se::Stream*> lent;
+  int lent_twice = 0;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < kRounds; ++round) {
         absl::StatusOr<se::StreamPool::Ptr> stream = own_->BorrowStream();
-        if (!stream.ok() ||
-            !(*stream)->Memset32(buffers[t].ptr(), round, 4096).ok()) {
+        if (!stream.ok()) {
+          ++failures;
+          continue;
+        }
+        {
+          absl::MutexLock lock(&mu);
+          if (!lent.insert(stream->get()).second) ++lent_twice;
+        }
+        if (!(*stream)->Memset32(buffers[t].ptr(), round, 4096).ok()) {
           ++failures;
         }
+        absl::MutexLock lock(&mu);
+        lent.erase(stream->get());
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures, 0);
+  EXPECT_EQ(lent_twice, 0);
   for (int t = 0; t < kThreads; ++t) {
     uint32_t value = 0;
     ASSERT_TRUE(own_->SynchronousMemcpyD2H(buffers[t].cref(), 4, &value).ok());

@@ -2,6 +2,8 @@
 // child per mode, with the flags that make it measure that mode alone, the
 // results merged in order, and a child's failure reported by model and mode.
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,7 +13,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "stream_executor/platform_manager.h"
 #include "xla_lite/debug_options_flags.h"
@@ -24,8 +25,11 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Runfile(const std::string& path) {
-  return absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
-                      std::getenv("TEST_WORKSPACE"), "/", path);
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return srcdir != nullptr && workspace != nullptr
+             ? absl::StrCat(srcdir, "/", workspace, "/", path)
+             : path;
 }
 
 class BenchIsolationTest : public ::testing::Test {
@@ -38,13 +42,18 @@ class BenchIsolationTest : public ::testing::Test {
     auto platform = stream_executor::PlatformManager::PlatformWithName("host");
     ASSERT_TRUE(platform.ok()) << platform.status();
     platform_ = *platform;
-    // A wrapper that logs its process and arguments, then runs the CLI.
     log_ = (dir_ / "children.txt").string();
-    wrapper_ = (dir_ / "child.sh").string();
-    std::ofstream(wrapper_) << "#!/bin/sh\necho \"$$ $*\" >> " << log_
-                            << "\nexec " << Runfile("xla_lite/tools/xla_lite")
-                            << " \"$@\"\n";
-    fs::permissions(wrapper_, fs::perms::owner_all);
+    wrapper_ = Wrapper(absl::StrCat(
+        "exec ", Runfile("xla_lite/tools/xla_lite"), " \"$@\""));
+  }
+
+  // A child that logs its process and arguments, then runs `then`.
+  std::string Wrapper(const std::string& then) {
+    const std::string path = (dir_ / "child.sh").string();
+    std::ofstream(path) << "#!/bin/sh\necho \"$$ $*\" >> " << log_ << "\n"
+                        << then << "\n";
+    fs::permissions(path, fs::perms::owner_all);
+    return path;
   }
 
   BenchFlags Flags(const std::string& models) {
@@ -55,9 +64,11 @@ class BenchIsolationTest : public ::testing::Test {
     flags.blocks = 2;
     flags.block_steps = 2;
     flags.out = (dir_ / "out").string();
-    // As main passes its own command line: the subcommand and its flags.
-    flags.isolate_command = {wrapper_, "bench", "--platform=host",
-                             "--models=ignored", "--out=ignored"};
+    // As main passes its own command line: the subcommand and its flags,
+    // here ending with `--`, after which no flag is read.
+    flags.isolate.program = wrapper_;
+    flags.isolate.argv = {wrapper_, "bench", "--models=ignored",
+                          "--out=ignored", "--"};
     return flags;
   }
 
@@ -99,8 +110,8 @@ TEST_F(BenchIsolationTest, EachModeRunsInAProcessOfItsOwn) {
         line, absl::StrCat("--out=ignored --models=", model, " --modes=",
                            i == 0 ? "op_by_op" : "cached_fixed")))
         << line;
-    EXPECT_TRUE(absl::StrContains(line, "--isolate_modes=false --bench_child "
-                                        "--peers= --baseline="))
+    EXPECT_TRUE(absl::StrContains(line, "--platform=host --isolate_modes=false "
+                                        "--bench_child --peers= --baseline= --"))
         << line;
   }
   EXPECT_EQ(pids.size(), 2);
@@ -138,9 +149,27 @@ TEST_F(BenchIsolationTest, ChildFailureNamesModelAndMode) {
   EXPECT_TRUE(OutFiles().empty());
 }
 
-TEST_F(BenchIsolationTest, WithoutACommandModesShareTheProcess) {
+TEST_F(BenchIsolationTest, ChildKilledOrWithoutResultNamesModelAndMode) {
+  const std::string model = Runfile("configs/models/mlp_softmax");
+  for (const auto& [script, expected] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"kill -9 $$", "in a process of its own: killed by signal 9"},
+           {"exit 0", "in a process of its own: "}}) {
+    wrapper_ = Wrapper(script);
+    absl::Status status =
+        BenchCommand(Flags(model), platform_, DefaultDebugOptions());
+    ASSERT_FALSE(status.ok()) << script;
+    EXPECT_TRUE(absl::StrContains(
+        status.message(), absl::StrCat(model, "/op_by_op ", expected)))
+        << status;
+    EXPECT_TRUE(OutFiles().empty()) << script;
+  }
+  EXPECT_EQ(Children().size(), 2);
+}
+
+TEST_F(BenchIsolationTest, WithoutAProgramModesShareTheProcess) {
   BenchFlags flags = Flags(Runfile("configs/models/mlp_softmax"));
-  flags.isolate_command.clear();
+  flags.isolate = {};
   ASSERT_TRUE(BenchCommand(flags, platform_, DefaultDebugOptions()).ok());
   EXPECT_TRUE(Children().empty());
   absl::StatusOr<BenchResult> result =

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -234,52 +233,6 @@ absl::StatusOr<BenchModel> RunModel(const std::string& path,
   return model;
 }
 
-// Every model and mode in a process of its own (RunBenchChild), into
-// `result`; the children's results are read from a scratch folder, under
-// --out when given, that is removed afterwards.
-absl::Status RunIsolated(const BenchFlags& flags,
-                         const std::vector<ModeSetup>& modes,
-                         BenchResult& result) {
-  std::string pattern = absl::StrCat(
-      flags.out.empty() ? std::filesystem::temp_directory_path().string()
-                        : flags.out,
-      "/bench_processes.XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("mkdtemp ", pattern));
-  }
-  const std::string scratch = pattern;
-  absl::Status status = absl::OkStatus();
-  int64_t run = 0;
-  for (absl::string_view path : absl::StrSplit(flags.models, ',')) {
-    BenchModel* model = nullptr;
-    for (const ModeSetup& setup : modes) {
-      const std::string mode = BenchModeName(setup.mode);
-      std::printf("bench: %s, %s, in a process of its own\n",
-                  std::string(path).c_str(), mode.c_str());
-      absl::StatusOr<BenchResult> child =
-          RunBenchChild(flags.isolate_command, std::string(path), mode,
-                        absl::StrCat(scratch, "/", run++));
-      if (!child.ok()) {
-        status = child.status();
-        break;
-      }
-      if (model == nullptr) {
-        result.set_platform(child->platform());
-        result.set_device(child->device());
-        result.set_runtime_version(child->runtime_version());
-        model = result.add_models();
-        *model = child->models(0);
-        continue;
-      }
-      *model->add_modes() = child->models(0).modes(0);
-    }
-    if (!status.ok()) break;
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(scratch, ignored);
-  return status;
-}
-
 absl::Status WriteReports(const BenchResult& result, const std::string& dir) {
   RETURN_IF_ERROR(base::CreateDirectories(dir));
   ASSIGN_OR_RETURN(std::string json, BenchToJson(result));
@@ -337,8 +290,13 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
     for (BenchPeer& peer : peers) *result.add_peers() = std::move(peer);
   }
   result.set_xla_lite_version(kXlaLiteVersion);
-  if (!flags.isolate_command.empty()) {
-    RETURN_IF_ERROR(RunIsolated(flags, modes, result));
+  if (!flags.isolate.program.empty()) {
+    std::vector<std::string> names;
+    for (const ModeSetup& setup : modes) {
+      names.push_back(BenchModeName(setup.mode));
+    }
+    RETURN_IF_ERROR(RunIsolated(flags.isolate, platform->Name(), flags.models,
+                                names, flags.out, result));
   } else {
     ASSIGN_OR_RETURN(std::unique_ptr<se::StreamExecutor> executor,
                      CreateExecutor(platform, options));
@@ -360,6 +318,8 @@ absl::Status BenchCommand(const BenchFlags& flags, se::Platform* platform,
                   flags.out.c_str());
     }
   }
+  // A child's counters are checked with the others, in its parent.
+  if (flags.child) return absl::OkStatus();
   RETURN_IF_ERROR(CheckSteadyState(result));
   if (baseline.has_value()) {
     RETURN_IF_ERROR(CompareWithBaseline(result, *baseline, flags.tolerance));

@@ -3,11 +3,11 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "stream_executor/platform.h"
 #include "xla_lite/debug_options.pb.h"
+#include "xla_lite/tools/bench_isolation.h"
 
 namespace xla_lite {
 
@@ -28,11 +28,13 @@ struct BenchFlags {
   // Above 1: data-parallel steps (shard_map modules) over that many
   // devices; step times are the slowest device's.
   int64_t devices = 1;
-  // When not empty, every model and mode is measured in a process of its
-  // own (RunBenchChild, which says why): this command, the xla_lite binary
-  // with the flags it was given, runs once per model and mode.
-  std::vector<std::string> isolate_command;
-  // Set in such a process: it prints its progress but no table.
+  // With a program, every model and mode is measured in a process of its
+  // own (bench_isolation.h says why and how): the xla_lite binary with the
+  // command line it was given. The children take their DebugOptions from
+  // XLA_FLAGS, not from BenchCommand's `options`.
+  BenchChildCommand isolate;
+  // Set in such a child: it prints its progress but no table, and leaves
+  // the counter checks to its parent.
   bool child = false;
 };
 

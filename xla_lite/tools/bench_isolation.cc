@@ -1,13 +1,18 @@
 #include "xla_lite/tools/bench_isolation.h"
 
 #include <spawn.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "xla_lite/tools/bench_report.h"
 
@@ -16,8 +21,9 @@ extern char** environ;
 namespace xla_lite {
 namespace {
 
-// Starts `argv` and waits for it; OK only for a zero exit.
-absl::Status SpawnAndWait(const std::vector<std::string>& argv) {
+// Starts `program` with `argv` and waits for it; OK only for a zero exit.
+absl::Status SpawnAndWait(const std::string& program,
+                          const std::vector<std::string>& argv) {
   std::vector<char*> pointers;
   for (const std::string& arg : argv) {
     pointers.push_back(const_cast<char*>(arg.c_str()));
@@ -27,10 +33,10 @@ absl::Status SpawnAndWait(const std::vector<std::string>& argv) {
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid = 0;
-  int error = posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr,
+  int error = posix_spawn(&pid, program.c_str(), nullptr, nullptr,
                           pointers.data(), environ);
   if (error != 0) {
-    return absl::ErrnoToStatus(error, absl::StrCat("cannot start ", argv[0]));
+    return absl::ErrnoToStatus(error, absl::StrCat("cannot start ", program));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
@@ -49,25 +55,50 @@ absl::Status SpawnAndWait(const std::vector<std::string>& argv) {
   return absl::OkStatus();
 }
 
+// A scratch folder for the children's results.
+absl::StatusOr<std::string> MakeScratch(const std::string& out) {
+  std::string parent = out;
+  if (parent.empty()) {
+    std::error_code error;
+    parent = std::filesystem::temp_directory_path(error).string();
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("no temporary directory: ", error.message()));
+    }
+  }
+  std::string pattern = absl::StrCat(parent, "/bench_processes.XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("mkdtemp ", pattern));
+  }
+  return pattern;
+}
+
 }  // namespace
 
-absl::StatusOr<BenchResult> RunBenchChild(
-    const std::vector<std::string>& command, const std::string& model,
-    const std::string& mode, const std::string& scratch_dir) {
-  if (command.empty()) {
+absl::StatusOr<BenchResult> RunBenchChild(const BenchChildCommand& command,
+                                          const std::string& platform,
+                                          const std::string& model,
+                                          const std::string& mode,
+                                          const std::string& scratch_dir) {
+  if (command.program.empty() || command.argv.empty()) {
     return absl::InvalidArgumentError("no command to run a bench child with");
   }
-  std::vector<std::string> argv = command;
-  argv.insert(argv.end(),
-              {absl::StrCat("--models=", model), absl::StrCat("--modes=", mode),
-               absl::StrCat("--out=", scratch_dir), "--isolate_modes=false",
-               "--bench_child", "--peers=", "--baseline="});
+  std::vector<std::string> argv = command.argv;
+  // After `--` every argument is positional: ours go before it.
+  auto end = std::find(argv.begin() + 1, argv.end(), "--");
+  argv.insert(end, {absl::StrCat("--models=", model),
+                    absl::StrCat("--modes=", mode),
+                    absl::StrCat("--out=", scratch_dir),
+                    absl::StrCat("--platform=", platform),
+                    "--isolate_modes=false", "--bench_child", "--peers=",
+                    "--baseline="});
   auto failed = [&](const absl::Status& status) {
     return absl::Status(status.code(),
                         absl::StrCat(model, "/", mode, " in a process of its "
                                      "own: ", status.message()));
   };
-  if (absl::Status status = SpawnAndWait(argv); !status.ok()) {
+  if (absl::Status status = SpawnAndWait(command.program, argv);
+      !status.ok()) {
     return failed(status);
   }
   absl::StatusOr<BenchResult> result =
@@ -79,6 +110,43 @@ absl::StatusOr<BenchResult> RunBenchChild(
         " models")));
   }
   return result;
+}
+
+absl::Status RunIsolated(const BenchChildCommand& command,
+                         const std::string& platform,
+                         const std::string& models,
+                         const std::vector<std::string>& modes,
+                         const std::string& out, BenchResult& result) {
+  ASSIGN_OR_RETURN(const std::string scratch, MakeScratch(out));
+  absl::Status status = absl::OkStatus();
+  int64_t run = 0;
+  for (absl::string_view path : absl::StrSplit(models, ',')) {
+    BenchModel* model = nullptr;
+    for (const std::string& mode : modes) {
+      std::printf("bench: %s, %s, in a process of its own\n",
+                  std::string(path).c_str(), mode.c_str());
+      absl::StatusOr<BenchResult> child =
+          RunBenchChild(command, platform, std::string(path), mode,
+                        absl::StrCat(scratch, "/", run++));
+      if (!child.ok()) {
+        status = child.status();
+        break;
+      }
+      if (model == nullptr) {
+        result.set_platform(child->platform());
+        result.set_device(child->device());
+        result.set_runtime_version(child->runtime_version());
+        model = result.add_models();
+        *model = child->models(0);
+        continue;
+      }
+      *model->add_modes() = child->models(0).modes(0);
+    }
+    if (!status.ok()) break;
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return status;
 }
 
 }  // namespace xla_lite

@@ -164,9 +164,9 @@ absl::Status Bench(const DebugOptions& options) {
   flags.devices = absl::GetFlag(FLAGS_devices);
   flags.child = absl::GetFlag(FLAGS_bench_child);
   if (absl::GetFlag(FLAGS_isolate_modes)) {
-    // This binary again, with the flags it was given.
-    flags.isolate_command = CommandLine();
-    flags.isolate_command[0] = "/proc/self/exe";
+    // This binary again, with the command line it was given.
+    flags.isolate.program = "/proc/self/exe";
+    flags.isolate.argv = CommandLine();
   }
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return BenchCommand(flags, platform, options);

@@ -70,6 +70,7 @@ class TrainingLoop : public StepRunner {
   }
 
   const gpu::ExecutionStats& stats() const { return *stats_; }
+  // The stream the loop's steps run on (borrowed; tests compare it).
   const se::Stream* stream() const { return stream_.get(); }
   int64_t steps_run() const { return steps_run_; }
 
