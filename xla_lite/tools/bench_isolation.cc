@@ -73,8 +73,7 @@ absl::StatusOr<std::string> MakeScratch(const std::string& out) {
   return pattern;
 }
 
-}  // namespace
-
+// One model and mode in a child; its bench.json.
 absl::StatusOr<BenchResult> RunBenchChild(const BenchChildCommand& command,
                                           const std::string& platform,
                                           const std::string& model,
@@ -111,6 +110,8 @@ absl::StatusOr<BenchResult> RunBenchChild(const BenchChildCommand& command,
   }
   return result;
 }
+
+}  // namespace
 
 absl::Status RunIsolated(const BenchChildCommand& command,
                          const std::string& platform,

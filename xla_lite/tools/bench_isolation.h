@@ -34,18 +34,12 @@ struct BenchChildCommand {
   std::vector<std::string> argv;  // Its argv, argv[0] included.
 };
 
-// One model and mode in a child; its bench.json. An error names the model
-// and mode when the child fails, is killed, or writes no result.
-absl::StatusOr<BenchResult> RunBenchChild(const BenchChildCommand& command,
-                                          const std::string& platform,
-                                          const std::string& model,
-                                          const std::string& mode,
-                                          const std::string& scratch_dir);
-
 // Every model of `models` (comma-separated) in every mode of `modes`, each
 // in a child, merged into `result` in that order. The children write into
 // a scratch folder (under `out` when given, else the temporary directory)
-// that is removed afterwards. Stops at the first failing child.
+// that is removed afterwards. Stops at the first failing child, with an
+// error naming its model and mode (it failed, was killed, or wrote no
+// result).
 absl::Status RunIsolated(const BenchChildCommand& command,
                          const std::string& platform,
                          const std::string& models,

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -144,13 +145,9 @@ absl::Status Train(const DebugOptions& options) {
   return TrainCommand(flags, platform, options);
 }
 
-// The command line as main received it.
-std::vector<std::string>& CommandLine() {
-  static auto* command_line = new std::vector<std::string>;
-  return *command_line;
-}
-
-absl::Status Bench(const DebugOptions& options) {
+// `command_line`: as main received it.
+absl::Status Bench(const DebugOptions& options,
+                   std::vector<std::string> command_line) {
   BenchFlags flags;
   flags.models = absl::GetFlag(FLAGS_models);
   flags.modes = absl::GetFlag(FLAGS_modes);
@@ -166,7 +163,7 @@ absl::Status Bench(const DebugOptions& options) {
   if (absl::GetFlag(FLAGS_isolate_modes)) {
     // This binary again, with the command line it was given.
     flags.isolate.program = "/proc/self/exe";
-    flags.isolate.argv = CommandLine();
+    flags.isolate.argv = std::move(command_line);
   }
   ASSIGN_OR_RETURN(se::Platform * platform, ChosenPlatform());
   return BenchCommand(flags, platform, options);
@@ -224,7 +221,6 @@ void PrintHelp() {
 }
 
 int Main(int argc, char** argv) {
-  CommandLine().assign(argv, argv + argc);
   absl::SetProgramUsageMessage(kUsage);
   if (WantsHelp(argc, argv)) {
     PrintHelp();
@@ -254,7 +250,7 @@ int Main(int argc, char** argv) {
   } else if (status.ok() && command == "train") {
     status = Train(*options);
   } else if (status.ok() && command == "bench") {
-    status = Bench(*options);
+    status = Bench(*options, std::vector<std::string>(argv, argv + argc));
   } else if (status.ok() && command == "profile") {
     status = Profile(*options);
   } else if (status.ok()) {
