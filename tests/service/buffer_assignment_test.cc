@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/runtime/buffer_allocation.h"
+#include "xla_lite/runtime/command_dependencies.h"
 #include "xla_lite/runtime/gpu_executable.h"
 #include "xla_lite/service/buffer_assignment.h"
 #include "xla_lite/service/compiler.h"
@@ -204,6 +205,58 @@ TEST_P(BufferAssignmentTest, TempsReuseSpaceOnlyWhenLiveRangesAreDisjoint) {
   }
   EXPECT_EQ(small, 1);
   EXPECT_EQ(temps, executor_->GemmWorkspaceBytes() > 0 ? 2 : 1);
+}
+
+// Two chains of two gemms from the same parameters, as long as each
+// other, that meet in a last gemm. In op order (a1, a2, b1, b2, r) a1 is
+// dead when b1 is written, but b1 must not take its bytes: b1 would then
+// wait for a2, which reads a1, and the chains would run one after the
+// other in a command buffer.
+constexpr char kTwoChains[] = R"(
+HloModule two_chains
+
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  w = f32[64,64] parameter(1)
+  a1 = f32[64,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a2 = f32[64,64] dot(a1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b1 = f32[64,64] dot(w, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b2 = f32[64,64] dot(b1, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[64,64] dot(a2, b2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+TEST_P(BufferAssignmentTest, ChainsOfTheLongestPathNeverWaitForEachOther) {
+  ExpectMatchesEvaluator(kTwoChains, 0, 0.1);
+  auto executable = Compile(kTwoChains);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ExpectNoClobberedValues(**executable);
+  // What each thunk waits for in a command buffer, directly or not.
+  std::vector<const Thunk*> thunks = FlatThunks(**executable);
+  gpu::CommandDependencies tracker;
+  std::vector<absl::flat_hash_set<std::string>> after(thunks.size());
+  for (int i = 0; i < thunks.size(); ++i) {
+    gpu::BufferUses uses = thunks[i]->buffer_uses();
+    for (int64_t d : tracker.DependenciesOf(uses)) {
+      after[i].insert(after[d].begin(), after[d].end());
+      after[i].insert(std::string(thunks[d]->name()));
+    }
+    tracker.Add(i, uses);
+  }
+  auto waits = [&](const std::string& later, const std::string& earlier) {
+    for (int i = 0; i < thunks.size(); ++i) {
+      if (thunks[i]->name() == later) return after[i].contains(earlier);
+    }
+    ADD_FAILURE() << "no thunk " << later;
+    return false;
+  };
+  EXPECT_TRUE(waits("a2", "a1"));
+  EXPECT_TRUE(waits("b2", "b1"));
+  for (const char* a : {"a1", "a2"}) {
+    for (const char* b : {"b1", "b2"}) {
+      EXPECT_FALSE(waits(b, a)) << b << " waits for " << a;
+      EXPECT_FALSE(waits(a, b)) << a << " waits for " << b;
+    }
+  }
 }
 
 // `n` independent dots of one lhs whose sum feeds a last dot, or, with

@@ -29,6 +29,9 @@ cp -r configs "$stage/"
 cp "$bin/configs/models/models.txt" "$stage/configs/models/"
 # Sources the tests read as data (the shared float16 text).
 mkdir -p "$stage/xla_lite" && cp xla_lite/*.inc "$stage/xla_lite/"
+# The CLI where its runfile path puts it (bench_isolation_test starts it).
+mkdir -p "$stage/xla_lite/tools"
+ln -s ../../bin/xla_lite_tools_xla_lite "$stage/xla_lite/tools/xla_lite"
 # Test data the suites read by relative path, as under bazel's runfiles.
 for dir in $(find tests -type d -name testdata); do
   mkdir -p "$stage/$dir" && cp -r "$dir/." "$stage/$dir/"

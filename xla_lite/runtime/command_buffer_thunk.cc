@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -87,6 +88,18 @@ std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
   for (int64_t i = 0; i < thunks.size(); ++i) {
     BufferUses uses = thunks[i]->buffer_uses();
     dependencies.push_back(tracker.DependenciesOf(uses));
+    if (VLOG_IS_ON(5)) {
+      // Which bytes make a command wait is what to look at when a graph
+      // runs more serially than its values need.
+      std::string slices;
+      for (const BufferUse& use : uses) {
+        absl::StrAppend(&slices, " ", use.slice.ToString(),
+                        use.access == BufferUse::Access::kWrite ? " W" : " R");
+      }
+      VLOG(5) << "command " << i << " " << thunks[i]->ToString()
+              << " waits for {" << absl::StrJoin(dependencies.back(), ",")
+              << "}; uses" << slices;
+    }
     tracker.Add(i, uses);
   }
   const int64_t dropped = DropImpliedDependencies(dependencies);

@@ -16,15 +16,20 @@ constexpr double kLaunchMicros = 3;
 
 }  // namespace
 
+double EstimatedMicros(double flops, double bytes) {
+  return (flops > 0 ? flops / kFlopsPerMicro : bytes / kBytesPerMicro) +
+         kLaunchMicros;
+}
+
 double EstimatedMicros(const Thunk& thunk) {
   if (const auto* gemm = dynamic_cast<const GemmThunk*>(&thunk)) {
     const GemmConfig& config = gemm->config();
-    const double flops = 2.0 * config.batch * config.m * config.n * config.k;
-    return flops / kFlopsPerMicro + kLaunchMicros;
+    return EstimatedMicros(2.0 * config.batch * config.m * config.n * config.k,
+                           0);
   }
   double bytes = 0;
   for (const BufferUse& use : thunk.buffer_uses()) bytes += use.slice.size();
-  return bytes / kBytesPerMicro + kLaunchMicros;
+  return EstimatedMicros(0, bytes);
 }
 
 std::vector<bool> CriticalCommands(

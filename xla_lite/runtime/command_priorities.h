@@ -28,9 +28,12 @@ namespace xla_lite::gpu {
 // are critical. Of 1%, 2% and 5%, 2% made the shortest step.
 inline constexpr double kCriticalSlack = 0.02;
 
-// A rough time for `thunk` on a GPU of about an H100's speed: a library
-// gemm by its flops, anything else by the bytes of the slices it uses,
-// plus a launch.
+// A rough time on a GPU of about an H100's speed for a gemm of `flops`
+// or, for anything else (flops 0), a kernel moving `bytes`, plus a launch.
+double EstimatedMicros(double flops, double bytes);
+
+// EstimatedMicros for `thunk`: a library gemm by its flops, anything else
+// by the bytes of the slices it uses.
 double EstimatedMicros(const Thunk& thunk);
 
 // For a graph of commands with `micros` (each command's estimated time)

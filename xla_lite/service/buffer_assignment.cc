@@ -22,29 +22,65 @@ bool LiveTogether(const TempValue& a, const TempValue& b) {
   return a.start <= b.end && b.start <= a.end;
 }
 
-// Live range of each temp buffer over the plan's op positions.
+// Whether `earlier`'s bytes can hold `later` without its writer waiting
+// for an op the ordering did not already make it wait for.
+bool FreeBefore(const TempValue& earlier, const TempValue& later,
+                const PlanOrdering& ordering) {
+  if (earlier.accesses.empty()) {
+    return ordering.ExecutesBefore(earlier.start, later.start) &&
+           ordering.ExecutesBefore(earlier.end, later.start);
+  }
+  for (int64_t op : earlier.accesses) {
+    if (!ordering.ExecutesBefore(op, later.start)) return false;
+  }
+  return true;
+}
+
+bool CanShare(const TempValue& a, const TempValue& b,
+              const PlanOrdering* ordering) {
+  if (LiveTogether(a, b)) return false;
+  const TempValue& earlier = a.end < b.start ? a : b;
+  const TempValue& later = a.end < b.start ? b : a;
+  if (ordering == nullptr || !ordering->Critical(later.start)) return true;
+  return FreeBefore(earlier, later, *ordering);
+}
+
+// Live range of each temp buffer over the plan's op positions, and the
+// ops that access it.
 std::vector<TempValue> LiveRanges(const ExecutionPlan& plan,
                                   const std::vector<int>& temps) {
   std::vector<int64_t> start(plan.buffers.size(), -1), end(plan.buffers.size(), -1);
+  std::vector<std::vector<int64_t>> accesses(plan.buffers.size());
+  auto access = [&](int b, int64_t position) {
+    if (accesses[b].empty() || accesses[b].back() != position) {
+      accesses[b].push_back(position);
+    }
+  };
   for (int64_t position = 0; position < plan.ops.size(); ++position) {
     const PlannedOp& op = plan.ops[position];
     for (int b : op.writes) {
       if (start[b] < 0) start[b] = position;
       end[b] = std::max(end[b], position);
+      access(b, position);
     }
-    for (int b : op.reads) end[b] = std::max(end[b], position);
+    for (int b : op.reads) {
+      end[b] = std::max(end[b], position);
+      access(b, position);
+    }
   }
   std::vector<TempValue> values;
   for (int b : temps) {
     int64_t s = std::max<int64_t>(start[b], 0);
-    values.push_back({plan.buffers[b].size, s, std::max(end[b], s)});
+    values.push_back(
+        {plan.buffers[b].size, s, std::max(end[b], s), std::move(accesses[b])});
   }
   return values;
 }
 
 }  // namespace
 
-TempPacking PackTemps(absl::Span<const TempValue> values, int64_t alignment) {
+TempPacking PackTemps(absl::Span<const TempValue> values,
+                      const PlanOrdering* ordering, int64_t alignment) {
   std::vector<int> order(values.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -58,7 +94,7 @@ TempPacking PackTemps(absl::Span<const TempValue> values, int64_t alignment) {
     // Byte ranges of already placed values that are live at the same time.
     std::vector<std::pair<int64_t, int64_t>> taken;
     for (int p : placed) {
-      if (values[p].size > 0 && LiveTogether(value, values[p])) {
+      if (values[p].size > 0 && !CanShare(value, values[p], ordering)) {
         taken.push_back({packing.offsets[p], packing.offsets[p] + values[p].size});
       }
     }
@@ -164,8 +200,11 @@ absl::Status AssignTemps(const ExecutionPlan& plan,
     if (owner[temps[i]] < 0) continue;
     TempValue& shared = values[position[slot_of(temps[i])]];
     shared.end = std::max(shared.end, all[i].end);
+    shared.accesses.insert(shared.accesses.end(), all[i].accesses.begin(),
+                           all[i].accesses.end());
   }
-  TempPacking packing = PackTemps(values);
+  const PlanOrdering ordering(plan);
+  TempPacking packing = PackTemps(values, &ordering);
   BufferAllocation::Index index = allocations.size();
   allocations.push_back(BufferAllocation::Temp(index, packing.size));
   for (int t : temps) {

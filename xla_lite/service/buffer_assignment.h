@@ -9,15 +9,18 @@
 #include "absl/types/span.h"
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/plan_ordering.h"
 
 namespace xla_lite::gpu {
 
 // A value to place in the temp allocation: `size` bytes live from op
-// `start` to op `end` (inclusive: written by `start`, last read by `end`).
+// `start` to op `end` (inclusive: written by `start`, last read by `end`),
+// accessed by the ops `accesses` (empty: by `start` and `end` alone).
 struct TempValue {
   int64_t size = 0;
   int64_t start = 0;
   int64_t end = 0;
+  std::vector<int64_t> accesses;
 };
 
 struct TempPacking {
@@ -26,12 +29,16 @@ struct TempPacking {
 };
 
 // Offsets of `values` in one allocation such that values whose live ranges
-// overlap never share a byte, while values whose ranges are disjoint may.
-// Largest values first, each at the smallest gap (aligned to `alignment`)
-// between the values already placed that it conflicts with: best fit, so
-// the big buffers of a step's forward and backward passes reuse each
-// other's space.
+// overlap never share a byte. Values whose ranges are disjoint share,
+// except that a value written by an op `ordering` finds critical takes
+// the bytes of an earlier one only when every op that accesses the
+// earlier one executes before that writer anyway (PlanOrdering says why;
+// null: by position alone). Largest values first, each at the smallest
+// gap (aligned to `alignment`) between the values already placed that it
+// conflicts with: best fit, so the big buffers of a step's forward and
+// backward passes reuse each other's space.
 TempPacking PackTemps(absl::Span<const TempValue> values,
+                      const PlanOrdering* ordering = nullptr,
                       int64_t alignment = BufferAllocation::kDefaultAlignment);
 
 // Where every logical buffer of a plan lives: parameters in allocations
