@@ -259,6 +259,56 @@ TEST_P(BufferAssignmentTest, ChainsOfTheLongestPathNeverWaitForEachOther) {
   }
 }
 
+// 16 chains of three 128x128 gemms, as long as each other, each summed to
+// a row. Every chain lies on the longest path, so packed for it no chain
+// could share bytes with another: 32 values of 64 KiB where by live range
+// a few suffice. Past kMaxOrderedTempGrowth the packing is by live range.
+TEST_P(BufferAssignmentTest, ManyEqualChainsArePackedByLiveRange) {
+  std::string hlo = absl::StrCat("HloModule many_chains\n", kAddComputation,
+                                 "\nENTRY main {\n"
+                                 "  x = f32[128,128] parameter(0)\n"
+                                 "  w = f32[128,128] parameter(1)\n"
+                                 "  zero = f32[] constant(0)\n");
+  std::string sum;
+  for (int c = 0; c < 16; ++c) {
+    const std::string in = absl::StrCat("s", c);
+    absl::StrAppend(&hlo, "  ", in, " = f32[128,128] sine(x)\n");
+    std::string previous = in;
+    for (int g = 1; g <= 3; ++g) {
+      const std::string name = absl::StrCat("c", c, "g", g);
+      absl::StrAppend(&hlo, "  ", name, " = f32[128,128] dot(", previous,
+                      ", w), lhs_contracting_dims={1}, "
+                      "rhs_contracting_dims={0}\n");
+      previous = name;
+    }
+    absl::StrAppend(&hlo, "  r", c, " = f32[128] reduce(", previous,
+                    ", zero), dimensions={0}, to_apply=add\n");
+    sum = c == 0 ? "r0" : absl::StrCat("t", c);
+    if (c > 0) {
+      absl::StrAppend(&hlo, "  ", sum, " = f32[128] add(",
+                      c == 1 ? "r0" : absl::StrCat("t", c - 1), ", r", c,
+                      ")\n");
+    }
+  }
+  absl::StrAppend(&hlo, "  ROOT out = f32[128] negate(", sum, ")\n}\n");
+  ExpectMatchesEvaluator(hlo, 0, 0.1);
+  auto executable = Compile(hlo);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ExpectNoClobberedValues(**executable);
+  // The values' allocation; the gemm workspaces', where the platform's
+  // library takes them, comes last.
+  const auto& allocations = (*executable)->allocations();
+  int64_t temp_bytes = 0;
+  for (int i = 0; i < allocations.size(); ++i) {
+    const bool workspaces =
+        executor_->GemmWorkspaceBytes() > 0 && i + 1 == allocations.size();
+    if (allocations[i].is_temp() && !workspaces) {
+      temp_bytes += allocations[i].size();
+    }
+  }
+  EXPECT_LE(temp_bytes, 8 * 65536) << "the chains' values share bytes";
+}
+
 // `n` independent dots of one lhs whose sum feeds a last dot, or, with
 // `dead_ends`, n dots whose sum is the result.
 std::string IndependentDots(int n, bool dead_ends = false) {

@@ -4,7 +4,9 @@
 #include "xla_lite/service/plan_ordering.h"
 
 #include <string>
+#include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/service/compiler.h"
@@ -18,20 +20,25 @@ using gpu::LogicalBuffer;
 using gpu::PlannedOp;
 using gpu::PlanOrdering;
 
-// Two chains of gemms from one parameter that meet at the end: `a` three
-// gemms long, `b` one.
-constexpr char kBranches[] = R"(
-HloModule branches
-
-ENTRY main {
-  x = f32[64,64] parameter(0)
-  w = f32[64,64] parameter(1)
-  a1 = f32[64,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  a2 = f32[64,64] dot(a1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  a3 = f32[64,64] dot(a2, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  b1 = f32[64,64] dot(w, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT r = f32[64,64] dot(a3, b1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})";
+// Two chains of 64x64 gemms from the parameters, a1 -> ... -> a<a> and
+// b1 -> ... -> b<b>, whose last values a gemm r multiplies.
+std::string TwoChains(int a, int b) {
+  std::string hlo =
+      "HloModule chains\n\nENTRY main {\n"
+      "  x = f32[64,64] parameter(0)\n  w = f32[64,64] parameter(1)\n";
+  for (const auto& [chain, length, first, rhs] :
+       {std::tuple{"a", a, "x, w", "w"}, std::tuple{"b", b, "w, x", "x"}}) {
+    for (int i = 1; i <= length; ++i) {
+      absl::StrAppend(&hlo, "  ", chain, i, " = f32[64,64] dot(",
+                      i == 1 ? std::string(first)
+                             : absl::StrCat(chain, i - 1, ", ", rhs),
+                      "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n");
+    }
+  }
+  absl::StrAppend(&hlo, "  ROOT r = f32[64,64] dot(a", a, ", b", b,
+                  "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  return hlo;
+}
 
 ExecutionPlan PlanOf(const std::string& hlo) {
   auto module = Parse(hlo);
@@ -53,7 +60,7 @@ int64_t OpNamed(const ExecutionPlan& plan, const std::string& name) {
 }
 
 TEST(PlanOrderingTest, OrdersOpsAlongTheirValuesOnly) {
-  const ExecutionPlan plan = PlanOf(kBranches);
+  const ExecutionPlan plan = PlanOf(TwoChains(3, 1));
   const PlanOrdering ordering(plan);
   ASSERT_TRUE(ordering.exact());
   const int64_t a1 = OpNamed(plan, "a1"), a2 = OpNamed(plan, "a2"),
@@ -70,7 +77,7 @@ TEST(PlanOrderingTest, OrdersOpsAlongTheirValuesOnly) {
 }
 
 TEST(PlanOrderingTest, TheLongerChainIsCritical) {
-  const ExecutionPlan plan = PlanOf(kBranches);
+  const ExecutionPlan plan = PlanOf(TwoChains(3, 1));
   const PlanOrdering ordering(plan);
   for (const char* name : {"a1", "a2", "a3", "r"}) {
     EXPECT_TRUE(ordering.Critical(OpNamed(plan, name))) << name;
@@ -117,16 +124,47 @@ TEST(PlanOrderingTest, AWriteWaitsForEarlierReadsOfTheSameBytes) {
   EXPECT_FALSE(ordering.ExecutesBefore(1, 2));
 }
 
-TEST(PlanOrderingTest, LargePlansFallBackToPositions) {
+TEST(PlanOrderingTest, LargePlansOrderAndProtectNothing) {
   const int n = PlanOrdering::kMaxOps + 1;
   std::vector<int> reads(n, 2), writes;
   for (int i = 0; i < n; ++i) writes.push_back(3 + i);
   const ExecutionPlan plan = CopyPlan(reads, writes, 3 + n);
-  const PlanOrdering ordering(plan);
+  PlanOrdering ordering(plan);
   EXPECT_FALSE(ordering.exact());
-  EXPECT_TRUE(ordering.ExecutesBefore(0, n - 1));
-  EXPECT_FALSE(ordering.ExecutesBefore(n - 1, 0));
+  EXPECT_FALSE(ordering.ExecutesBefore(0, n - 1));
   EXPECT_FALSE(ordering.Critical(0));
+  ordering.Protect(0);
+  EXPECT_FALSE(ordering.Protected(0));
+}
+
+TEST(PlanOrderingTest, EmptyBuffersOrderNothing) {
+  // op 0 writes an empty buffer 2 that op 1 reads: no bytes, no order.
+  ExecutionPlan plan = CopyPlan({0, 2}, {2, 3}, 4);
+  plan.buffers[2].size = 0;
+  const PlanOrdering ordering(plan);
+  EXPECT_FALSE(ordering.ExecutesBefore(0, 1));
+}
+
+// a1 -> a2 -> a3 and b1, then r. b1 has the slack of two gemms: it may
+// wait for a2 (b1 taking bytes a2 read) at no cost, but waiting for a3
+// makes a path of four gemms and r.
+TEST(PlanOrderingTest, NamesTheOpsWhoseWaitsLengthenTheLongestPath) {
+  const ExecutionPlan plan = PlanOf(TwoChains(3, 1));
+  PlanOrdering ordering(plan);
+  const int64_t a2 = OpNamed(plan, "a2"), a3 = OpNamed(plan, "a3"),
+                b1 = OpNamed(plan, "b1");
+  ASSERT_FALSE(ordering.Protected(b1));
+  EXPECT_TRUE(ordering.DelayedOnLongestPath({}).empty());
+  EXPECT_TRUE(ordering.DelayedOnLongestPath({{a2, a3}}).empty())
+      << "an edge the plan has already";
+  EXPECT_TRUE(ordering.DelayedOnLongestPath({{a2, b1}}).empty())
+      << "within b1's slack";
+  EXPECT_EQ(ordering.DelayedOnLongestPath({{a3, b1}}),
+            std::vector<int64_t>{b1});
+  ordering.Protect(b1);
+  EXPECT_TRUE(ordering.Protected(b1));
+  EXPECT_TRUE(ordering.DelayedOnLongestPath({{a3, b1}}).empty())
+      << "b1 is protected: packing keeps it from waiting";
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ std::vector<std::vector<int64_t>> Dependencies(const ThunkSequence& thunks) {
                         use.access == BufferUse::Access::kWrite ? " W" : " R");
       }
       VLOG(5) << "command " << i << " " << thunks[i]->ToString()
-              << " waits for {" << absl::StrJoin(dependencies.back(), ",")
+              << " conflicts with {" << absl::StrJoin(dependencies.back(), ",")
               << "}; uses" << slices;
     }
     tracker.Add(i, uses);

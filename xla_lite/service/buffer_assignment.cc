@@ -41,8 +41,38 @@ bool CanShare(const TempValue& a, const TempValue& b,
   if (LiveTogether(a, b)) return false;
   const TempValue& earlier = a.end < b.start ? a : b;
   const TempValue& later = a.end < b.start ? b : a;
-  if (ordering == nullptr || !ordering->Critical(later.start)) return true;
+  if (ordering == nullptr || !ordering->Protected(later.start)) return true;
   return FreeBefore(earlier, later, *ordering);
+}
+
+// Packings after the first, each with the ops the one before delayed on
+// the longest path protected.
+constexpr int kMaxPackingRounds = 8;
+
+// The edges sharing bytes adds to a command buffer: the later value's
+// writer waits for each user of the earlier value that it does not
+// already follow.
+std::vector<std::pair<int64_t, int64_t>> SharingEdges(
+    absl::Span<const TempValue> values, const TempPacking& packing,
+    const PlanOrdering& ordering) {
+  std::vector<std::pair<int64_t, int64_t>> edges;
+  for (int i = 0; i < values.size(); ++i) {
+    for (int j = 0; j < values.size(); ++j) {
+      const TempValue& earlier = values[i];
+      const TempValue& later = values[j];
+      if (earlier.size == 0 || later.size == 0 || earlier.end >= later.start ||
+          packing.offsets[i] >= packing.offsets[j] + later.size ||
+          packing.offsets[j] >= packing.offsets[i] + earlier.size) {
+        continue;
+      }
+      for (int64_t op : earlier.accesses) {
+        if (!ordering.ExecutesBefore(op, later.start)) {
+          edges.push_back({op, later.start});
+        }
+      }
+    }
+  }
+  return edges;
 }
 
 // Live range of each temp buffer over the plan's op positions, and the
@@ -152,6 +182,36 @@ std::vector<std::pair<int, int>> StateSharingInitialValue(
   return shared;
 }
 
+// PackTemps with the plan's ordering, packed again while sharing still
+// delays the longest path (each round protects the ops it delayed), unless
+// that takes more than kMaxOrderedTempGrowth times the bytes of packing by
+// live range alone: then by live range alone. Many equally long branches
+// all lie on the longest path, and ordered they could share nothing.
+TempPacking PackForTheLongestPath(const ExecutionPlan& plan,
+                                  absl::Span<const TempValue> values) {
+  PlanOrdering ordering(plan);
+  if (!ordering.exact()) return PackTemps(values);
+  TempPacking packing = PackTemps(values, &ordering);
+  for (int round = 0; round < kMaxPackingRounds; ++round) {
+    std::vector<int64_t> delayed =
+        ordering.DelayedOnLongestPath(SharingEdges(values, packing, ordering));
+    if (delayed.empty()) break;
+    VLOG(1) << plan.name << ": " << delayed.size()
+            << " ops wait on the longest path for bytes they share; packing "
+               "again with them protected";
+    for (int64_t op : delayed) ordering.Protect(op);
+    packing = PackTemps(values, &ordering);
+  }
+  TempPacking by_live_range = PackTemps(values);
+  VLOG(1) << plan.name << ": temps take " << packing.size
+          << " bytes packed for the longest path, " << by_live_range.size
+          << " by live range alone";
+  if (packing.size > kMaxOrderedTempGrowth * by_live_range.size) {
+    return by_live_range;
+  }
+  return packing;
+}
+
 absl::Status CheckTempTotal(const ExecutionPlan& plan,
                             const std::vector<int>& temps) {
   // Each buffer is at most base::kMaxArrayBytes (the parser checked its
@@ -203,8 +263,7 @@ absl::Status AssignTemps(const ExecutionPlan& plan,
     shared.accesses.insert(shared.accesses.end(), all[i].accesses.begin(),
                            all[i].accesses.end());
   }
-  const PlanOrdering ordering(plan);
-  TempPacking packing = PackTemps(values, &ordering);
+  TempPacking packing = PackForTheLongestPath(plan, values);
   BufferAllocation::Index index = allocations.size();
   allocations.push_back(BufferAllocation::Temp(index, packing.size));
   for (int t : temps) {

@@ -41,6 +41,13 @@ TempPacking PackTemps(absl::Span<const TempValue> values,
                       const PlanOrdering* ordering = nullptr,
                       int64_t alignment = BufferAllocation::kDefaultAlignment);
 
+// AssignBuffers packs a plan's temps with its PlanOrdering, protecting
+// more ops while sharing still lengthens the longest path, unless that
+// takes more than this many times the bytes of packing by live range
+// alone: then by live range alone. Many equally long branches all lie on
+// the longest path, and ordered they could share no bytes at all.
+inline constexpr double kMaxOrderedTempGrowth = 2.0;
+
 // Where every logical buffer of a plan lives: parameters in allocations
 // 0..P-1 (the allocation index is the parameter number), then one
 // allocation per constant, one per result that has its own, one temp

@@ -36,19 +36,24 @@ std::vector<std::vector<int64_t>> Conflicts(const ExecutionPlan& plan) {
     auto after = [&](int64_t earlier) {
       if (earlier >= 0 && earlier != op) mine.push_back(earlier);
     };
-    const PlannedOp& planned = plan.ops[op];
-    for (int b : planned.reads) {
-      after(accesses[StorageKey(plan.buffers[b])].writer);
+    // An empty buffer has no slice that could conflict on the device.
+    std::vector<int> reads, writes;
+    for (int b : plan.ops[op].reads) {
+      if (plan.buffers[b].size > 0) reads.push_back(b);
     }
-    for (int b : planned.writes) {
+    for (int b : plan.ops[op].writes) {
+      if (plan.buffers[b].size > 0) writes.push_back(b);
+    }
+    for (int b : reads) after(accesses[StorageKey(plan.buffers[b])].writer);
+    for (int b : writes) {
       const Accesses& a = accesses[StorageKey(plan.buffers[b])];
       after(a.writer);
       for (int64_t reader : a.readers) after(reader);
     }
-    for (int b : planned.reads) {
+    for (int b : reads) {
       accesses[StorageKey(plan.buffers[b])].readers.push_back(op);
     }
-    for (int b : planned.writes) {
+    for (int b : writes) {
       Accesses& a = accesses[StorageKey(plan.buffers[b])];
       a.writer = op;
       a.readers.clear();
@@ -79,16 +84,51 @@ double EstimatedMicros(const ExecutionPlan& plan, const PlannedOp& op) {
   return gpu::EstimatedMicros(0, bytes);
 }
 
+// The longest path through `conflicts` and `extra` with each op taking
+// `micros`, and its edges.
+std::pair<double, std::vector<std::pair<int64_t, int64_t>>> LongestPath(
+    const std::vector<double>& micros,
+    const std::vector<std::vector<int64_t>>& conflicts,
+    const std::vector<std::pair<int64_t, int64_t>>& extra) {
+  const int64_t n = micros.size();
+  std::vector<std::vector<int64_t>> waits(n);
+  for (const auto& [earlier, later] : extra) waits[later].push_back(earlier);
+  std::vector<double> finish(n, 0);
+  std::vector<int64_t> previous(n, -1);
+  int64_t last = -1;
+  for (int64_t op = 0; op < n; ++op) {
+    double start = 0;
+    auto after = [&](const std::vector<int64_t>& earlier_ops) {
+      for (int64_t earlier : earlier_ops) {
+        if (finish[earlier] > start) {
+          start = finish[earlier];
+          previous[op] = earlier;
+        }
+      }
+    };
+    after(conflicts[op]);
+    after(waits[op]);
+    finish[op] = start + micros[op];
+    if (last < 0 || finish[op] > finish[last]) last = op;
+  }
+  std::vector<std::pair<int64_t, int64_t>> path;
+  for (int64_t op = last; op >= 0 && previous[op] >= 0; op = previous[op]) {
+    path.push_back({previous[op], op});
+  }
+  return {last < 0 ? 0 : finish[last], std::move(path)};
+}
+
 }  // namespace
 
 PlanOrdering::PlanOrdering(const ExecutionPlan& plan) {
   const int64_t n = plan.ops.size();
   if (n > kMaxOps) {
     VLOG(1) << plan.name << ": " << n << " ops, more than " << kMaxOps
-            << ": temps share bytes by position alone";
+            << ": temps share bytes by live range alone";
     return;
   }
-  const std::vector<std::vector<int64_t>> conflicts = Conflicts(plan);
+  conflicts_ = Conflicts(plan);
+  const std::vector<std::vector<int64_t>>& conflicts = conflicts_;
   words_ = std::max<int64_t>(1, (n + 63) / 64);
   ancestors_.assign(n * words_, 0);
   for (int64_t op = 0; op < n; ++op) {
@@ -99,21 +139,48 @@ PlanOrdering::PlanOrdering(const ExecutionPlan& plan) {
       mine[earlier / 64] |= uint64_t{1} << (earlier % 64);
     }
   }
-  std::vector<double> micros;
   for (const PlannedOp& op : plan.ops) {
-    micros.push_back(EstimatedMicros(plan, op));
+    micros_.push_back(EstimatedMicros(plan, op));
   }
-  critical_ = CriticalCommands(micros, conflicts, kCriticalSlack);
+  critical_ = CriticalCommands(micros_, conflicts, kCriticalSlack);
+  protected_ = critical_;
+  longest_ = LongestPath(micros_, conflicts_, {}).first;
 }
 
 bool PlanOrdering::ExecutesBefore(int64_t a, int64_t b) const {
-  if (a >= b) return false;
-  if (!exact()) return true;
+  if (a >= b || !exact()) return false;
+  DCHECK_LT(b, static_cast<int64_t>(critical_.size()));
   return (ancestors_[b * words_ + a / 64] >> (a % 64) & 1) != 0;
 }
 
 bool PlanOrdering::Critical(int64_t op) const {
-  return exact() && critical_[op];
+  if (!exact()) return false;
+  DCHECK_LT(op, static_cast<int64_t>(critical_.size()));
+  return critical_[op];
+}
+
+bool PlanOrdering::Protected(int64_t op) const {
+  if (!exact()) return false;
+  DCHECK_LT(op, static_cast<int64_t>(protected_.size()));
+  return protected_[op];
+}
+
+void PlanOrdering::Protect(int64_t op) {
+  if (exact()) protected_.at(op) = true;
+}
+
+std::vector<int64_t> PlanOrdering::DelayedOnLongestPath(
+    const std::vector<std::pair<int64_t, int64_t>>& extra) const {
+  if (!exact()) return {};
+  const auto [longest, path] = LongestPath(micros_, conflicts_, extra);
+  if (longest <= longest_ * (1 + kCriticalSlack)) return {};
+  std::vector<int64_t> delayed;
+  for (const auto& [earlier, later] : path) {
+    if (!ExecutesBefore(earlier, later) && !protected_[later]) {
+      delayed.push_back(later);
+    }
+  }
+  return delayed;
 }
 
 }  // namespace xla_lite::gpu
