@@ -15,6 +15,11 @@
 #include "tests/service/compiler_test_base.h"
 #include "xla_lite/runtime/gpu_executable.h"
 #include "xla_lite/runtime/kernel_thunk.h"
+#include "xla_lite/service/compiler.h"
+#include "xla_lite/service/cuda_emitter.h"
+#include "xla_lite/service/execution_plan.h"
+#include "xla_lite/service/kernel_emitter.h"
+#include "stream_executor/device_description.h"
 
 namespace xla_lite::testing {
 namespace {
@@ -208,6 +213,59 @@ ENTRY main {
   EXPECT_EQ(Count(body, "xl_power_f32("), 0) << source;
   // The lazy select's branch, which loads g on its true side only.
   EXPECT_NE(body.find("} else {"), std::string::npos) << source;
+}
+
+// A device-full is the device's own: with 66 multiprocessors, 528 blocks
+// of 256 would take 8 elements a thread, so the large parameter takes 512
+// blocks (the kernel for 132, above: 1024). The compiler takes the count
+// from a GPU's description, and keeps the default for the host's.
+TEST(LoopLayoutTest, LargeLoopsFillTheDeviceTheyAreCompiledFor) {
+  constexpr int64_t kLarge = int64_t{1} << 20;
+  auto module = Parse(TwoParameterAdam(kLarge));
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(RunHloPasses(module->get()).ok());
+  se::DeviceDescription gpu;
+  gpu.arch = "sm_90";
+  gpu.compute_major = 9;
+  gpu.core_count = 66;
+  const gpu::KernelEmission emission =
+      KernelEmissionFor(OpByOpOptions(), /*blas=*/true, /*dnn=*/false,
+                        /*gemm_workspace_bytes=*/0, &gpu);
+  EXPECT_EQ(emission.multiprocessors, 66);
+  se::DeviceDescription host;
+  host.arch = "host";
+  host.core_count = 4;
+  EXPECT_EQ(KernelEmissionFor(OpByOpOptions(), false, false, 0, &host)
+                .multiprocessors,
+            gpu::kDefaultMultiprocessors);
+  auto plan = gpu::BuildExecutionPlan(**module, emission);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->ops.size(), 1) << plan->ToString();
+  const auto& program = plan->ops[0].program;
+  ASSERT_NE(program, nullptr);
+  // Each buffer a slice of its own.
+  gpu::BufferAllocation allocation = gpu::BufferAllocation::Temp(0, 1 << 26);
+  int64_t offset = 0;
+  auto slices = [&](const auto& buffers) {
+    std::vector<gpu::BufferAllocation::Slice> out;
+    for (const auto& buffer : buffers) {
+      out.push_back(allocation.GetSlice(offset, 4 * buffer.element_count));
+      offset += 4 * buffer.element_count;
+    }
+    return out;
+  };
+  std::vector<gpu::KernelBuffer> outputs;
+  for (const gpu::KernelOutput& output : program->outputs()) {
+    outputs.push_back(output.buffer);
+  }
+  const gpu::EmittedKernel kernel = gpu::EmitKernel(
+      program, slices(program->inputs()), slices(outputs), "adam", 66);
+  EXPECT_EQ(kernel.launch_dimensions.blocks.x, 513);
+  EXPECT_NE(kernel.spec.cuda_source.find("if (blockIdx.x < 512) {"),
+            std::string::npos)
+      << kernel.spec.cuda_source;
+  EXPECT_EQ(gpu::KernelLaunchDimensions(*program).blocks.x, 1025)
+      << "the default, an H200's 132";
 }
 
 INSTANTIATE_FOR_ALL_PLATFORMS(LoopInvariantsTest);

@@ -193,6 +193,9 @@ gpu::KernelEmission KernelEmissionFor(const DebugOptions& options, bool blas,
   // FP32 units' peak; other parts keep the FMA product (not measured).
   emission.f64_tensor_cores = options.xla_gpu_f32_gemm_on_fp64_tensor_cores() &&
                               device != nullptr && device->compute_major == 9;
+  if (device != nullptr && device->arch != "host" && device->core_count > 0) {
+    emission.multiprocessors = device->core_count;
+  }
   return emission;
 }
 

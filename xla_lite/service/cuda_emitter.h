@@ -78,19 +78,27 @@ int RowGroupsPerBlock(int64_t rows);
 // threads issued 22.2M warp instructions in 33.3 us on an H200; laid out
 // this way, 6.8M in 28.4 us. Half the blocks (more elements a thread) was
 // slower, twice as many no faster, and unrolling a thread's elements took
-// the kernel past 32 registers, so fewer blocks fit.
+// the kernel past 32 registers, so fewer blocks fit. A device-full is
+// 2048 threads on each of `multiprocessors` (the device's core_count:
+// KernelEmission::multiprocessors).
 struct LoopLayout {
   int unroll = 1;
   std::vector<int64_t> group_blocks;  // Empty: the single run.
 };
-LoopLayout ChooseLoopLayout(const KernelProgram& program);
+// An H100's or H200's multiprocessors: the layout of kernels compiled for
+// no device in particular (the host platform's CUDA C, tests).
+inline constexpr int64_t kDefaultMultiprocessors = 132;
+LoopLayout ChooseLoopLayout(const KernelProgram& program,
+                            int64_t multiprocessors = kDefaultMultiprocessors);
 
 // The launch the emitted kernel expects. A kernel over one run of elements
 // loops over whatever the grid does not cover, so any grid is correct
 // there; a kernel laid out by group (LoopLayout::group_blocks) needs
 // exactly their sum: fewer blocks skip groups, more repeat the last one's
 // elements.
-se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program);
+se::LaunchDimensions KernelLaunchDimensions(
+    const KernelProgram& program,
+    int64_t multiprocessors = kDefaultMultiprocessors);
 
 // Portable CUDA C (NVRTC and hiprtc both compile it: no inline PTX, no
 // intrinsics with reduced precision) for `program`, as
@@ -98,7 +106,8 @@ se::LaunchDimensions KernelLaunchDimensions(const KernelProgram& program);
 // are baked in.
 std::string EmitCudaKernel(const KernelProgram& program,
                            const KernelParameters& parameters,
-                           const std::string& name);
+                           const std::string& name,
+                           int64_t multiprocessors = kDefaultMultiprocessors);
 
 // A row kernel's stage for the emitters: `parameters` map the stage's
 // program onto the kernel's parameters, which all stages share (types and

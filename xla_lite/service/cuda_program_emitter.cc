@@ -436,8 +436,7 @@ std::string ProgramEmitter::Statement(int id) const {
                       ";");
 }
 
-std::string ProgramEmitter::LoopBody() const {
-  const LoopLayout layout = ChooseLoopLayout(program_);
+std::string ProgramEmitter::LoopBody(const LoopLayout& layout) const {
   if (!layout.group_blocks.empty()) return GroupLoops(layout.group_blocks);
   // Unrolled loops cover a multiple of unroll * blockDim.x elements a pass
   // (LoopUnroll), so their elements need no bounds test.

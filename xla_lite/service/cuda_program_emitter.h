@@ -59,7 +59,7 @@ class ProgramEmitter {
   // StageRegisters name for it; empty when there is none.
   std::string Keep(int output, const std::string& value) const;
 
-  std::string LoopBody() const;
+  std::string LoopBody(const LoopLayout& layout) const;
   std::string ReduceBody(const ReductionStrategy& strategy) const;
   // Several outputs per block, each folded by a group of threads: lanes
   // over outputs for columns, over reduced elements for grouped rows.

@@ -15,6 +15,7 @@
 #include "xla_lite/hlo/hlo_module.h"
 #include "xla_lite/runtime/collective_thunk.h"
 #include "xla_lite/service/convolution/dnn_convolution.h"
+#include "xla_lite/service/cuda_emitter.h"
 #include "xla_lite/service/gemm/gemm_kernel_emitter.h"
 #include "xla_lite/service/gemm_lowering.h"
 #include "xla_lite/service/kernel_program.h"
@@ -42,6 +43,10 @@ struct KernelEmission {
   // use TF32 and suit them (SuitsF64TensorCores) run there as the emitted
   // gemm (GemmConfig::f64_tensor_cores).
   bool f64_tensor_cores = false;
+  // The GPU's multiprocessors (DeviceDescription::core_count), which loop
+  // kernels are laid out to fill (ChooseLoopLayout); kernels for the host
+  // platform keep the default, as their CUDA C never runs.
+  int64_t multiprocessors = kDefaultMultiprocessors;
 
   // A lowered program as the plan keeps it, with the rule above applied.
   std::shared_ptr<const KernelProgram> Finish(

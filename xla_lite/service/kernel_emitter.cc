@@ -74,7 +74,7 @@ std::string KernelName(const std::string& text, int64_t unique_id) {
 EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                          absl::Span<const BufferAllocation::Slice> inputs,
                          absl::Span<const BufferAllocation::Slice> outputs,
-                         const std::string& name) {
+                         const std::string& name, int64_t multiprocessors) {
   KernelParameters shared;
   EmittedKernel kernel;
   KernelParameters parameters =
@@ -82,11 +82,12 @@ EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                                         kernel.arguments),
                       shared);
   kernel.written = parameters.written;
-  kernel.launch_dimensions = KernelLaunchDimensions(*program);
+  kernel.launch_dimensions = KernelLaunchDimensions(*program, multiprocessors);
   kernel.spec.name = name;
   kernel.spec.arity = parameters.count();
   kernel.spec.waits_for_producers = true;  // XL_AWAIT_PRODUCERS() first.
-  kernel.spec.cuda_source = EmitCudaKernel(*program, parameters, name);
+  kernel.spec.cuda_source =
+      EmitCudaKernel(*program, parameters, name, multiprocessors);
   VLOG(5) << kernel.spec.cuda_source;
   kernel.spec.host_fn =
       MakeHostKernel(std::move(program), std::move(parameters));

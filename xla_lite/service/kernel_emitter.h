@@ -11,6 +11,7 @@
 #include "stream_executor/launch_dim.h"
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/runtime/gemm_config.h"
+#include "xla_lite/service/cuda_emitter.h"
 #include "xla_lite/service/gemm/gemm_kernel_source.h"
 #include "xla_lite/service/kernel_program.h"
 
@@ -28,11 +29,13 @@ struct EmittedKernel {
 // inputs[i], output k writes outputs[k]): CUDA C for GPU platforms and the
 // interpreter closure for the host, with the same parameters. Equal slices
 // become one parameter, so an in-place update reads and writes through
-// the same pointer. `name` must be a C identifier.
+// the same pointer. `name` must be a C identifier. Loop kernels are laid
+// out for a device of `multiprocessors` (ChooseLoopLayout).
 EmittedKernel EmitKernel(std::shared_ptr<const KernelProgram> program,
                          absl::Span<const BufferAllocation::Slice> inputs,
                          absl::Span<const BufferAllocation::Slice> outputs,
-                         const std::string& name);
+                         const std::string& name,
+                         int64_t multiprocessors = kDefaultMultiprocessors);
 
 // A kernel that computes an f32 product (a gemm's, a convolution's) and
 // hands each element, at its row-major index, to an epilogue instead of

@@ -114,13 +114,15 @@ void EmitScatterThunks(const PlannedOp& op, const BufferAssignment& assignment,
     thunks.push_back(
         ThunkFor(fill_name,
                  EmitKernel(fill.program, SlicesOf(fill.reads, assignment), out,
-                            KernelName(fill_name, id)),
+                            KernelName(fill_name, id),
+                            options.emission.multiprocessors),
                  options));
   }
   thunks.push_back(
       ThunkFor(op.name,
                EmitKernel(update.program, SlicesOf(update.reads, assignment),
-                          out, KernelName(op.name, id)),
+                          out, KernelName(op.name, id),
+                          options.emission.multiprocessors),
                options));
 }
 
@@ -349,7 +351,8 @@ absl::StatusOr<ThunkSequence> EmitPlan(const ExecutionPlan& plan,
       case PlannedOp::Kind::kReduceKernel:
         thunks.push_back(ThunkFor(
             op.name,
-            EmitKernel(op.program, reads, writes, KernelName(op.name, id)),
+            EmitKernel(op.program, reads, writes, KernelName(op.name, id),
+                       options.emission.multiprocessors),
             options));
         break;
       case PlannedOp::Kind::kRowKernel:
