@@ -139,5 +139,14 @@ TEST(DropImpliedDependenciesTest, LongSequencesKeepEveryEdge) {
   EXPECT_EQ(deps, original);
 }
 
+TEST(FindLongestPathTest, FollowsTheLongestChainOfDependencies) {
+  // 0 -> 1 -> 3 takes 1 + 5 + 1; 0 -> 2 -> 3 takes 1 + 2 + 1; 4 alone 6.
+  const gpu::LongestPath path = gpu::FindLongestPath(
+      {1, 5, 2, 1, 6}, {{}, {0}, {0}, {1, 2}, {}});
+  EXPECT_EQ(path.micros, 7);
+  EXPECT_EQ(path.commands, (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_TRUE(gpu::FindLongestPath({}, {}).commands.empty());
+}
+
 }  // namespace
 }  // namespace xla_lite::testing

@@ -80,9 +80,9 @@ TEST(PlanOrderingTest, TheLongerChainIsCritical) {
   const ExecutionPlan plan = PlanOf(TwoChains(3, 1));
   const PlanOrdering ordering(plan);
   for (const char* name : {"a1", "a2", "a3", "r"}) {
-    EXPECT_TRUE(ordering.Critical(OpNamed(plan, name))) << name;
+    EXPECT_TRUE(ordering.Protected(OpNamed(plan, name))) << name;
   }
-  EXPECT_FALSE(ordering.Critical(OpNamed(plan, "b1")))
+  EXPECT_FALSE(ordering.Protected(OpNamed(plan, "b1")))
       << "b1 can run any time before r";
 }
 
@@ -132,7 +132,7 @@ TEST(PlanOrderingTest, LargePlansOrderAndProtectNothing) {
   PlanOrdering ordering(plan);
   EXPECT_FALSE(ordering.exact());
   EXPECT_FALSE(ordering.ExecutesBefore(0, n - 1));
-  EXPECT_FALSE(ordering.Critical(0));
+  EXPECT_FALSE(ordering.Protected(0));
   ordering.Protect(0);
   EXPECT_FALSE(ordering.Protected(0));
 }

@@ -3,7 +3,6 @@
 // results merged in order, and a child's failure reported by model and mode.
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "stream_executor/platform_manager.h"
+#include "tests/hlo/hlo_test_util.h"
 #include "xla_lite/debug_options_flags.h"
 #include "xla_lite/tools/bench_command.h"
 #include "xla_lite/tools/bench_report.h"
@@ -23,14 +23,6 @@ namespace xla_lite {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return srcdir != nullptr && workspace != nullptr
-             ? absl::StrCat(srcdir, "/", workspace, "/", path)
-             : path;
-}
 
 class BenchIsolationTest : public ::testing::Test {
  protected:
@@ -44,7 +36,7 @@ class BenchIsolationTest : public ::testing::Test {
     platform_ = *platform;
     log_ = (dir_ / "children.txt").string();
     wrapper_ = Wrapper(absl::StrCat(
-        "exec ", Runfile("xla_lite/tools/xla_lite"), " \"$@\""));
+        "exec ", RunfilePath("xla_lite/tools/xla_lite"), " \"$@\""));
   }
 
   // A child that logs its process and arguments, then runs `then`.
@@ -95,7 +87,7 @@ class BenchIsolationTest : public ::testing::Test {
 };
 
 TEST_F(BenchIsolationTest, EachModeRunsInAProcessOfItsOwn) {
-  const std::string model = Runfile("configs/models/mlp_softmax");
+  const std::string model = RunfilePath("configs/models/mlp_softmax");
   ASSERT_TRUE(
       BenchCommand(Flags(model), platform_, DefaultDebugOptions()).ok());
 
@@ -150,7 +142,7 @@ TEST_F(BenchIsolationTest, ChildFailureNamesModelAndMode) {
 }
 
 TEST_F(BenchIsolationTest, ChildKilledOrWithoutResultNamesModelAndMode) {
-  const std::string model = Runfile("configs/models/mlp_softmax");
+  const std::string model = RunfilePath("configs/models/mlp_softmax");
   for (const auto& [script, expected] :
        std::vector<std::pair<std::string, std::string>>{
            {"kill -9 $$", "in a process of its own: killed by signal 9"},
@@ -168,7 +160,7 @@ TEST_F(BenchIsolationTest, ChildKilledOrWithoutResultNamesModelAndMode) {
 }
 
 TEST_F(BenchIsolationTest, WithoutAProgramModesShareTheProcess) {
-  BenchFlags flags = Flags(Runfile("configs/models/mlp_softmax"));
+  BenchFlags flags = Flags(RunfilePath("configs/models/mlp_softmax"));
   flags.isolate = {};
   ASSERT_TRUE(BenchCommand(flags, platform_, DefaultDebugOptions()).ok());
   EXPECT_TRUE(Children().empty());

@@ -91,4 +91,29 @@ int64_t DropImpliedDependencies(
   return dropped;
 }
 
+LongestPath FindLongestPath(
+    absl::Span<const double> micros,
+    absl::Span<const std::vector<int64_t>> dependencies) {
+  CHECK_EQ(micros.size(), dependencies.size());
+  // finish[i]: the longest chain ending in command i; previous[i]: the
+  // command before it on that chain, or -1.
+  std::vector<double> finish(micros.size(), 0);
+  std::vector<int64_t> previous(micros.size(), -1);
+  int64_t last = -1;
+  for (int64_t i = 0; i < micros.size(); ++i) {
+    for (int64_t d : dependencies[i]) {
+      CHECK_LT(d, i) << "dependencies must point to earlier commands";
+      if (previous[i] < 0 || finish[d] > finish[previous[i]]) previous[i] = d;
+    }
+    finish[i] = micros[i] + (previous[i] < 0 ? 0 : finish[previous[i]]);
+    if (last < 0 || finish[i] > finish[last]) last = i;
+  }
+  LongestPath path;
+  if (last < 0) return path;
+  path.micros = finish[last];
+  for (int64_t i = last; i >= 0; i = previous[i]) path.commands.push_back(i);
+  std::reverse(path.commands.begin(), path.commands.end());
+  return path;
+}
+
 }  // namespace xla_lite::gpu

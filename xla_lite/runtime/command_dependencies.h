@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/runtime/thunk.h"
 
@@ -58,6 +59,16 @@ class CommandDependencies {
 inline constexpr int64_t kMaxReducedCommands = 8192;
 int64_t DropImpliedDependencies(
     std::vector<std::vector<int64_t>>& dependencies);
+
+// The longest chain through commands taking `micros` each, where command
+// i starts once `dependencies[i]` (earlier commands) are done.
+struct LongestPath {
+  double micros = 0;
+  std::vector<int64_t> commands;  // First to last; empty for no commands.
+};
+LongestPath FindLongestPath(
+    absl::Span<const double> micros,
+    absl::Span<const std::vector<int64_t>> dependencies);
 
 }  // namespace xla_lite::gpu
 

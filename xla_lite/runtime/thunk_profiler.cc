@@ -79,32 +79,19 @@ std::vector<ThunkProfiler::Entry> ThunkProfiler::Entries() const {
 ThunkProfiler::CriticalPath ThunkProfiler::FindCriticalPath() const {
   absl::MutexLock lock(&mu_);
   CriticalPath path;
-  // finish[i]: the longest chain ending in entry i; previous[i]: the entry
-  // before it on that chain, or -1.
-  std::vector<double> finish(entries_.size());
-  std::vector<int64_t> previous(entries_.size(), -1);
-  int64_t last = -1;
-  for (int64_t i = 0; i < entries_.size(); ++i) {
-    const Entry& e = entries_[i];
-    double us = e.executions > 0 ? e.total_us / e.executions : 0;
-    path.serial_us += us;
-    for (int64_t dep : waits_for_[i]) {
-      if (previous[i] < 0 || finish[dep] > finish[previous[i]]) {
-        previous[i] = dep;
-      }
-    }
-    finish[i] = us + (previous[i] < 0 ? 0 : finish[previous[i]]);
-    if (last < 0 || finish[i] > finish[last]) last = i;
+  std::vector<double> micros;
+  for (const Entry& e : entries_) {
+    micros.push_back(e.executions > 0 ? e.total_us / e.executions : 0);
+    path.serial_us += micros.back();
   }
-  if (last < 0) return path;
-  path.us = finish[last];
-  for (int64_t i = last; i >= 0; i = previous[i]) {
+  const LongestPath longest = FindLongestPath(micros, waits_for_);
+  path.us = longest.micros;
+  for (int64_t i : longest.commands) {
     Entry entry = entries_[i];
     entry.total_us /= std::max<int64_t>(1, entry.executions);
     entry.executions = 1;
     path.entries.push_back(std::move(entry));
   }
-  std::reverse(path.entries.begin(), path.entries.end());
   return path;
 }
 

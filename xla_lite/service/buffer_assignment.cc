@@ -10,6 +10,7 @@
 #include "base/array_size.h"
 #include "base/status_macros.h"
 #include "glog/logging.h"
+#include "xla_lite/service/plan_ordering.h"
 
 namespace xla_lite::gpu {
 namespace {

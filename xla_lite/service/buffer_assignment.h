@@ -9,9 +9,10 @@
 #include "absl/types/span.h"
 #include "xla_lite/runtime/buffer_allocation.h"
 #include "xla_lite/service/execution_plan.h"
-#include "xla_lite/service/plan_ordering.h"
 
 namespace xla_lite::gpu {
+
+class PlanOrdering;
 
 // A value to place in the temp allocation: `size` bytes live from op
 // `start` to op `end` (inclusive: written by `start`, last read by `end`),
@@ -30,10 +31,10 @@ struct TempPacking {
 
 // Offsets of `values` in one allocation such that values whose live ranges
 // overlap never share a byte. Values whose ranges are disjoint share,
-// except that a value written by an op `ordering` finds critical takes
-// the bytes of an earlier one only when every op that accesses the
-// earlier one executes before that writer anyway (PlanOrdering says why;
-// null: by position alone). Largest values first, each at the smallest
+// except that a value written by an op `ordering` protects takes the
+// bytes of an earlier one only when every op that accesses the earlier
+// one executes before that writer anyway (PlanOrdering says why; null:
+// by live range alone). Largest values first, each at the smallest
 // gap (aligned to `alignment`) between the values already placed that it
 // conflicts with: best fit, so the big buffers of a step's forward and
 // backward passes reuse each other's space.

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "glog/logging.h"
+#include "xla_lite/runtime/command_dependencies.h"
 #include "xla_lite/runtime/command_priorities.h"
 #include "xla_lite/service/convolution/dnn_convolution.h"
 
@@ -84,40 +85,6 @@ double EstimatedMicros(const ExecutionPlan& plan, const PlannedOp& op) {
   return gpu::EstimatedMicros(0, bytes);
 }
 
-// The longest path through `conflicts` and `extra` with each op taking
-// `micros`, and its edges.
-std::pair<double, std::vector<std::pair<int64_t, int64_t>>> LongestPath(
-    const std::vector<double>& micros,
-    const std::vector<std::vector<int64_t>>& conflicts,
-    const std::vector<std::pair<int64_t, int64_t>>& extra) {
-  const int64_t n = micros.size();
-  std::vector<std::vector<int64_t>> waits(n);
-  for (const auto& [earlier, later] : extra) waits[later].push_back(earlier);
-  std::vector<double> finish(n, 0);
-  std::vector<int64_t> previous(n, -1);
-  int64_t last = -1;
-  for (int64_t op = 0; op < n; ++op) {
-    double start = 0;
-    auto after = [&](const std::vector<int64_t>& earlier_ops) {
-      for (int64_t earlier : earlier_ops) {
-        if (finish[earlier] > start) {
-          start = finish[earlier];
-          previous[op] = earlier;
-        }
-      }
-    };
-    after(conflicts[op]);
-    after(waits[op]);
-    finish[op] = start + micros[op];
-    if (last < 0 || finish[op] > finish[last]) last = op;
-  }
-  std::vector<std::pair<int64_t, int64_t>> path;
-  for (int64_t op = last; op >= 0 && previous[op] >= 0; op = previous[op]) {
-    path.push_back({previous[op], op});
-  }
-  return {last < 0 ? 0 : finish[last], std::move(path)};
-}
-
 }  // namespace
 
 PlanOrdering::PlanOrdering(const ExecutionPlan& plan) {
@@ -128,12 +95,11 @@ PlanOrdering::PlanOrdering(const ExecutionPlan& plan) {
     return;
   }
   conflicts_ = Conflicts(plan);
-  const std::vector<std::vector<int64_t>>& conflicts = conflicts_;
   words_ = std::max<int64_t>(1, (n + 63) / 64);
   ancestors_.assign(n * words_, 0);
   for (int64_t op = 0; op < n; ++op) {
     uint64_t* mine = &ancestors_[op * words_];
-    for (int64_t earlier : conflicts[op]) {
+    for (int64_t earlier : conflicts_[op]) {
       const uint64_t* theirs = &ancestors_[earlier * words_];
       for (int64_t w = 0; w < words_; ++w) mine[w] |= theirs[w];
       mine[earlier / 64] |= uint64_t{1} << (earlier % 64);
@@ -142,21 +108,14 @@ PlanOrdering::PlanOrdering(const ExecutionPlan& plan) {
   for (const PlannedOp& op : plan.ops) {
     micros_.push_back(EstimatedMicros(plan, op));
   }
-  critical_ = CriticalCommands(micros_, conflicts, kCriticalSlack);
-  protected_ = critical_;
-  longest_ = LongestPath(micros_, conflicts_, {}).first;
+  protected_ = CriticalCommands(micros_, conflicts_, kCriticalSlack);
+  longest_ = FindLongestPath(micros_, conflicts_).micros;
 }
 
 bool PlanOrdering::ExecutesBefore(int64_t a, int64_t b) const {
   if (a >= b || !exact()) return false;
-  DCHECK_LT(b, static_cast<int64_t>(critical_.size()));
+  DCHECK_LT(b, static_cast<int64_t>(protected_.size()));
   return (ancestors_[b * words_ + a / 64] >> (a % 64) & 1) != 0;
-}
-
-bool PlanOrdering::Critical(int64_t op) const {
-  if (!exact()) return false;
-  DCHECK_LT(op, static_cast<int64_t>(critical_.size()));
-  return critical_[op];
 }
 
 bool PlanOrdering::Protected(int64_t op) const {
@@ -172,10 +131,16 @@ void PlanOrdering::Protect(int64_t op) {
 std::vector<int64_t> PlanOrdering::DelayedOnLongestPath(
     const std::vector<std::pair<int64_t, int64_t>>& extra) const {
   if (!exact()) return {};
-  const auto [longest, path] = LongestPath(micros_, conflicts_, extra);
-  if (longest <= longest_ * (1 + kCriticalSlack)) return {};
+  std::vector<std::vector<int64_t>> dependencies = conflicts_;
+  for (const auto& [earlier, later] : extra) {
+    dependencies[later].push_back(earlier);
+  }
+  const LongestPath longest = FindLongestPath(micros_, dependencies);
+  if (longest.micros <= longest_ * (1 + kCriticalSlack)) return {};
   std::vector<int64_t> delayed;
-  for (const auto& [earlier, later] : path) {
+  for (int64_t i = 1; i < longest.commands.size(); ++i) {
+    const int64_t earlier = longest.commands[i - 1];
+    const int64_t later = longest.commands[i];
     if (!ExecutesBefore(earlier, later) && !protected_[later]) {
       delayed.push_back(later);
     }

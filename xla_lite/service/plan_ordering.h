@@ -52,11 +52,9 @@ class PlanOrdering {
   // Whether op `a` is done before op `b` starts.
   bool ExecutesBefore(int64_t a, int64_t b) const;
 
-  // Whether op `op` lies on the longest path (within kCriticalSlack).
-  bool Critical(int64_t op) const;
-
   // Whether `op` must not wait for ops it does not already follow: the
-  // critical ops, and those Protect named since.
+  // ops on the longest path (within kCriticalSlack), and those Protect
+  // named since.
   bool Protected(int64_t op) const;
   void Protect(int64_t op);
 
@@ -76,7 +74,7 @@ class PlanOrdering {
   int64_t words_ = 0;
   // ancestors_[b * words_, (b + 1) * words_): the ops that execute before b.
   std::vector<uint64_t> ancestors_;
-  std::vector<bool> critical_, protected_;
+  std::vector<bool> protected_;
   std::vector<std::vector<int64_t>> conflicts_;
   std::vector<double> micros_;
   double longest_ = 0;
